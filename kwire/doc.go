@@ -1,0 +1,51 @@
+// Package kwire encodes and decodes the Apache Kafka wire protocol from
+// tagged Go structs.
+//
+// A message is a struct whose fields carry `kafka:"..."` tags. The first
+// time a type is seen kwire builds a plan for it (one per type and
+// version: the fields on the wire, their wire types and offsets), caches
+// it, and runs it for every Marshal, Unmarshal and Size.
+//
+// # Struct-level tag
+//
+// A blank field `_ struct{}` carries the message's facts:
+//
+//	_ struct{} `kafka:"api=68,versions=0-1,flexible=0+"`
+//
+// api is the API key (optional for non-API structures), versions the
+// valid version range, flexible the versions that use compact encodings
+// and tagged fields. A struct without this field accepts every version
+// and is never flexible on its own; nested structs take the flexibility
+// of the message that contains them.
+//
+// # Field tags
+//
+//	v=R            versions in which the field is on the wire (required for
+//	               a field to be encoded; a field without a kafka tag is
+//	               not encoded, `kafka:"-"` likewise)
+//	nullable=R     versions in which null (nil pointer, nil slice, nil
+//	               []byte) is legal
+//	compact        compact encoding in every version; compact=R in the
+//	               versions R; compact=none never (the request header's
+//	               ClientID). Without the key: the message's flexible
+//	               versions.
+//	tag=N          tagged field number N ...
+//	tagged=R       ... in the versions R (must be flexible versions)
+//	default=X      the schema default: null, true, false, an integer
+//	               (decimal or 0x hex), a float, or a bare string
+//	ignorable      a non-default value in a version without the field is
+//	               dropped instead of being an error
+//	varint         int32 as a zig-zag varint, int64 as a zig-zag varlong
+//	uvarint        uint32 (or int32) as an unsigned varint
+//	records        a []byte field holding record batches (wire form of
+//	               nullable bytes; Unmarshal may alias the input)
+//
+// A version range R is `0+`, `3-5`, `7` or `none`.
+//
+// Go types give the rest: int8, int16, int32, int64, uint16, uint32,
+// float64, bool, string, *string (nullable), []byte, UUID, slices of any
+// of these, structs, and pointers to structs (nullable structs, written
+// with an int8 presence marker: 1 present, -1 null). A field of type
+// UnknownTags keeps tagged fields the struct does not know, in tag order,
+// so that a decode followed by an encode gives back the same bytes.
+package kwire
