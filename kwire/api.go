@@ -1,0 +1,139 @@
+package kwire
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// Marshal encodes the body of msg (a struct or a pointer to one) at the
+// given version.
+func Marshal(msg any, version int16) ([]byte, error) {
+	n, err := Size(msg, version)
+	if err != nil {
+		return nil, err
+	}
+	return Append(make([]byte, 0, n), msg, version)
+}
+
+// Append appends the body of msg at the given version to dst. Encoding
+// into a buffer with room allocates nothing when msg is a pointer.
+func Append(dst []byte, msg any, version int16) ([]byte, error) {
+	pl, p, err := messagePlan(msg, version, "marshal")
+	if err != nil {
+		return dst, err
+	}
+	out, err := encodeStruct(dst, pl, p)
+	if err != nil {
+		return dst, publicError("marshal", pl.typ.String(), err)
+	}
+	return out, nil
+}
+
+// Size is the number of bytes Marshal would produce.
+func Size(msg any, version int16) (int, error) {
+	pl, p, err := messagePlan(msg, version, "size")
+	if err != nil {
+		return 0, err
+	}
+	n, err := sizeStruct(pl, p)
+	if err != nil {
+		return 0, publicError("size", pl.typ.String(), err)
+	}
+	return n, nil
+}
+
+// Unmarshal decodes a message body into msg, a pointer to a struct, which
+// is reset first. Fields the version lacks, and tagged fields that are not
+// sent, get their schema defaults. Bytes left over are an error. Strings
+// do not alias data; records fields do.
+func Unmarshal(data []byte, msg any, version int16) error {
+	rv := reflect.ValueOf(msg)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	}
+	pl, err := rootPlan(rv.Type().Elem(), version, "unmarshal")
+	if err != nil {
+		return err
+	}
+	rv.Elem().SetZero()
+	d := decoder{src: data}
+	if err := d.decodeStruct(pl, rv.UnsafePointer()); err != nil {
+		return publicError("unmarshal", pl.typ.String(), err)
+	}
+	if d.off != len(data) {
+		return &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
+	}
+	return nil
+}
+
+// messagePlan finds the plan and the struct address of msg. A struct
+// passed by value is copied to the heap once; pass a pointer to avoid it.
+func messagePlan(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
+	rv := reflect.ValueOf(msg)
+	var p unsafe.Pointer
+	switch {
+	case rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct:
+		p = rv.UnsafePointer()
+		rv = rv.Elem()
+	case rv.Kind() == reflect.Struct:
+		cp := reflect.New(rv.Type())
+		cp.Elem().Set(rv)
+		p = cp.UnsafePointer()
+	default:
+		return nil, nil, &Error{Op: op, Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a non-nil pointer to one"}
+	}
+	pl, err := rootPlan(rv.Type(), version, op)
+	return pl, p, err
+}
+
+// rootPlan is the plan of a top-level message: the version must be valid
+// for it, and its own flexible versions decide the encoding.
+func rootPlan(t reflect.Type, version int16, op string) (*plan, error) {
+	ti := infoFor(t)
+	if ti.err != nil {
+		return nil, specError(t, ti.err)
+	}
+	if !ti.msg.versions.Contains(version) {
+		return nil, &Error{Op: op, Type: t.String(), Offset: -1, Err: ErrUnsupportedVersion,
+			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)}
+	}
+	pl, err := planFor(t, version, ti.msg.flexible.Contains(version))
+	if err != nil {
+		return nil, specError(t, err)
+	}
+	return pl, nil
+}
+
+func specError(t reflect.Type, err error) error {
+	return &Error{Op: "plan", Type: t.String(), Offset: -1, Err: ErrInvalidSpec,
+		Detail: strings.TrimPrefix(err.Error(), ErrInvalidSpec.Error()+": ")}
+}
+
+// MessageInfo is what a message struct's `_ struct{}` tag declares.
+type MessageInfo struct {
+	APIKey   int16 // -1 when the struct names no API
+	Versions VersionRange
+	Flexible VersionRange
+}
+
+// Describe returns the message facts of msg's type (a struct, a pointer to
+// one, or a reflect.Type of either), or an error if its tags are invalid.
+func Describe(msg any) (MessageInfo, error) {
+	t, ok := msg.(reflect.Type)
+	if !ok {
+		t = reflect.TypeOf(msg)
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return MessageInfo{}, &Error{Op: "plan", Type: fmt.Sprint(t), Offset: -1, Err: ErrNotAMessage}
+	}
+	ti := infoFor(t)
+	if ti.err != nil {
+		return MessageInfo{}, specError(t, ti.err)
+	}
+	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
+}

@@ -1,0 +1,208 @@
+package kwire
+
+import (
+	"math"
+	"unsafe"
+)
+
+// sliceHeader is the runtime layout of any Go slice.
+type sliceHeader struct {
+	data unsafe.Pointer
+	len  int
+	cap  int
+}
+
+const maxInt16String = math.MaxInt16
+
+// encodeStruct appends the struct at p as plan pl describes it.
+func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
+	for i := range pl.absent {
+		o := &pl.absent[i]
+		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
+			return b, within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
+		}
+	}
+	var err error
+	for i := range pl.fields {
+		o := &pl.fields[i]
+		if b, err = encodeValue(b, o, fieldPtr(p, o.offset)); err != nil {
+			return b, within(err, o.name)
+		}
+	}
+	if pl.flexible {
+		return encodeTaggedFields(b, pl, p)
+	}
+	return b, nil
+}
+
+// encodeValue appends one field or array element stored at fp.
+func encodeValue(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+	switch o.kind {
+	case kInt8:
+		return append(b, *(*uint8)(fp)), nil
+	case kInt16, kUint16:
+		return appendInt16(b, *(*int16)(fp)), nil
+	case kInt32, kUint32:
+		return appendInt32(b, *(*int32)(fp)), nil
+	case kInt64:
+		return appendInt64(b, *(*int64)(fp)), nil
+	case kFloat64:
+		return appendInt64(b, int64(math.Float64bits(*(*float64)(fp)))), nil
+	case kBool:
+		if *(*bool)(fp) {
+			return append(b, 1), nil
+		}
+		return append(b, 0), nil
+	case kVarint:
+		return appendVarint(b, *(*int32)(fp)), nil
+	case kVarlong:
+		return appendVarlong(b, *(*int64)(fp)), nil
+	case kUvarint, kUvarint32:
+		return appendUvarint(b, *(*uint32)(fp)), nil
+	case kUUID:
+		return append(b, (*(*UUID)(fp))[:]...), nil
+	case kString:
+		return appendString(b, o, *(*string)(fp))
+	case kNullString:
+		sp := *(**string)(fp)
+		if sp == nil {
+			if !o.nullable {
+				return b, newFieldError(ErrNullNotAllowed, -1, "")
+			}
+			return appendLength(b, -1, o.compact, false), nil
+		}
+		return appendString(b, o, *sp)
+	case kBytes:
+		bs := *(*[]byte)(fp)
+		if bs == nil && o.nullable {
+			return appendLength(b, -1, o.compact, true), nil
+		}
+		b = appendLength(b, len(bs), o.compact, true)
+		return append(b, bs...), nil
+	case kArray:
+		return encodeArray(b, o, (*sliceHeader)(fp))
+	case kStruct:
+		return encodeStruct(b, o.sub, fp)
+	case kStructPtr:
+		sp := *(*unsafe.Pointer)(fp)
+		if !o.nullable {
+			if sp == nil {
+				return b, newFieldError(ErrNullNotAllowed, -1, "")
+			}
+			return encodeStruct(b, o.sub, sp)
+		}
+		if sp == nil {
+			return append(b, 0xff), nil
+		}
+		return encodeStruct(append(b, 1), o.sub, sp)
+	}
+	panic("kwire: unknown kind") // unreachable: plans only hold known kinds
+}
+
+func appendString(b []byte, o *op, s string) ([]byte, error) {
+	if !o.compact && len(s) > maxInt16String {
+		return b, newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", len(s))
+	}
+	b = appendLength(b, len(s), o.compact, false)
+	return append(b, s...), nil
+}
+
+func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
+	if h.data == nil && o.nullable {
+		return appendLength(b, -1, o.compact, true), nil
+	}
+	n := h.len
+	b = appendLength(b, n, o.compact, true)
+	e := o.elem
+	// The common element kinds get their own loops: no switch per element.
+	switch e.kind {
+	case kInt32:
+		for _, v := range unsafe.Slice((*int32)(h.data), n) {
+			b = appendInt32(b, v)
+		}
+		return b, nil
+	case kInt64:
+		for _, v := range unsafe.Slice((*int64)(h.data), n) {
+			b = appendInt64(b, v)
+		}
+		return b, nil
+	case kStruct:
+		var err error
+		for i := 0; i < n; i++ {
+			if b, err = encodeStruct(b, e.sub, unsafe.Add(h.data, uintptr(i)*o.elemSize)); err != nil {
+				return b, withinIndex(err, i)
+			}
+		}
+		return b, nil
+	}
+	var err error
+	for i := 0; i < n; i++ {
+		if b, err = encodeValue(b, e, unsafe.Add(h.data, uintptr(i)*o.elemSize)); err != nil {
+			return b, withinIndex(err, i)
+		}
+	}
+	return b, nil
+}
+
+// encodeTaggedFields writes the tagged-field section: the count, then each
+// known field that differs from its default merged with the unknown ones,
+// in ascending tag order.
+func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
+	var unknown UnknownTags
+	if pl.hasUnknown {
+		unknown = *(*UnknownTags)(fieldPtr(p, pl.unknownOff))
+	}
+	if len(pl.tagged) == 0 {
+		if len(unknown) == 0 {
+			return append(b, 0), nil
+		}
+	}
+	count := len(unknown)
+	for i := range pl.tagged {
+		o := &pl.tagged[i]
+		if !isDefault(o, fieldPtr(p, o.offset)) {
+			count++
+		}
+	}
+	b = appendUvarint(b, uint32(count))
+	ui := 0
+	last := int64(-1)
+	writeUnknownBelow := func(limit int64) error {
+		for ui < len(unknown) && int64(unknown[ui].Tag) < limit {
+			u := unknown[ui]
+			if int64(u.Tag) <= last {
+				return within(newFieldError(ErrBadTag, -1, "unknown tag %d out of order or repeated", u.Tag), "UnknownTags")
+			}
+			b = appendUvarint(b, u.Tag)
+			b = appendUvarint(b, uint32(len(u.Data)))
+			b = append(b, u.Data...)
+			last = int64(u.Tag)
+			ui++
+		}
+		return nil
+	}
+	for i := range pl.tagged {
+		o := &pl.tagged[i]
+		fp := fieldPtr(p, o.offset)
+		if isDefault(o, fp) {
+			continue
+		}
+		if err := writeUnknownBelow(int64(o.tag)); err != nil {
+			return b, err
+		}
+		if ui < len(unknown) && unknown[ui].Tag == o.tag {
+			return b, within(newFieldError(ErrBadTag, -1, "unknown tag %d is also a known field", o.tag), "UnknownTags")
+		}
+		size, err := sizeValue(o, fp)
+		if err != nil {
+			return b, within(err, o.name)
+		}
+		b = appendUvarint(b, o.tag)
+		b = appendUvarint(b, uint32(size))
+		if b, err = encodeValue(b, o, fp); err != nil {
+			return b, within(err, o.name)
+		}
+		last = int64(o.tag)
+	}
+	return b, writeUnknownBelow(math.MaxInt64)
+}

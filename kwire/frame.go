@@ -1,0 +1,258 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// RequestHeader is the header in front of every request body.
+type RequestHeader struct {
+	Version       int16 // header version: 0, 1 or 2
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	ClientID      *string     // header v1+; never compact, even in v2
+	UnknownTags   UnknownTags // header v2
+}
+
+// ResponseHeader is the header in front of every response body.
+type ResponseHeader struct {
+	Version       int16 // header version: 0 or 1
+	CorrelationID int32
+	UnknownTags   UnknownTags // header v1
+}
+
+const (
+	apiKeyControlledShutdown = 7
+	apiKeyAPIVersions        = 18
+)
+
+// RequestHeaderVersion is the request header version Kafka uses for a
+// request: 2 for flexible versions, 1 otherwise, 0 for ControlledShutdown v0.
+func RequestHeaderVersion(apiKey, version int16, flexible bool) int16 {
+	switch {
+	case flexible:
+		return 2
+	case apiKey == apiKeyControlledShutdown && version == 0:
+		return 0
+	default:
+		return 1
+	}
+}
+
+// ResponseHeaderVersion is the response header version: 1 for flexible
+// versions, 0 otherwise, and always 0 for ApiVersions, whose response a
+// client must read before it knows what the broker speaks.
+func ResponseHeaderVersion(apiKey int16, flexible bool) int16 {
+	if flexible && apiKey != apiKeyAPIVersions {
+		return 1
+	}
+	return 0
+}
+
+// AppendRequest appends a whole request frame: the int32 size prefix, the
+// request header and the body of msg at version.
+func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
+	pl, p, err := messagePlan(msg, version, "marshal")
+	if err != nil {
+		return dst, err
+	}
+	ti := infoFor(pl.typ)
+	if ti.msg.apiKey < 0 {
+		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
+	}
+	start := len(dst)
+	b := append(dst, 0, 0, 0, 0)
+	b = appendRequestHeader(b, RequestHeader{
+		Version:       RequestHeaderVersion(ti.msg.apiKey, version, pl.flexible),
+		APIKey:        ti.msg.apiKey,
+		APIVersion:    version,
+		CorrelationID: correlationID,
+		ClientID:      clientID,
+	})
+	b, err = encodeStruct(b, pl, p)
+	if err != nil {
+		return dst, publicError("marshal", pl.typ.String(), err)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b, nil
+}
+
+// AppendResponse appends a whole response frame: the int32 size prefix,
+// the response header and the body of msg at version.
+func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]byte, error) {
+	pl, p, err := messagePlan(msg, version, "marshal")
+	if err != nil {
+		return dst, err
+	}
+	ti := infoFor(pl.typ)
+	start := len(dst)
+	b := append(dst, 0, 0, 0, 0)
+	b = appendResponseHeader(b, ResponseHeader{
+		Version:       ResponseHeaderVersion(ti.msg.apiKey, pl.flexible),
+		CorrelationID: correlationID,
+	})
+	b, err = encodeStruct(b, pl, p)
+	if err != nil {
+		return dst, publicError("marshal", pl.typ.String(), err)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b, nil
+}
+
+func appendRequestHeader(b []byte, h RequestHeader) []byte {
+	b = appendInt16(b, h.APIKey)
+	b = appendInt16(b, h.APIVersion)
+	b = appendInt32(b, h.CorrelationID)
+	if h.Version >= 1 {
+		if h.ClientID == nil {
+			b = appendInt16(b, -1)
+		} else {
+			b = appendInt16(b, int16(len(*h.ClientID)))
+			b = append(b, *h.ClientID...)
+		}
+	}
+	if h.Version >= 2 {
+		b = appendUnknownTags(b, h.UnknownTags)
+	}
+	return b
+}
+
+func appendResponseHeader(b []byte, h ResponseHeader) []byte {
+	b = appendInt32(b, h.CorrelationID)
+	if h.Version >= 1 {
+		b = appendUnknownTags(b, h.UnknownTags)
+	}
+	return b
+}
+
+func appendUnknownTags(b []byte, tags UnknownTags) []byte {
+	b = appendUvarint(b, uint32(len(tags)))
+	for _, t := range tags {
+		b = appendUvarint(b, t.Tag)
+		b = appendUvarint(b, uint32(len(t.Data)))
+		b = append(b, t.Data...)
+	}
+	return b
+}
+
+// frameBody checks the size prefix and returns what follows it.
+func frameBody(frame []byte) ([]byte, error) {
+	if len(frame) < 4 {
+		return nil, &Error{Op: "frame", Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
+	}
+	n := int32(binary.BigEndian.Uint32(frame))
+	if n < 0 || int(n) != len(frame)-4 {
+		return nil, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength,
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)}
+	}
+	return frame[4:], nil
+}
+
+// ReadRequest reads a request frame (size prefix included). newBody is
+// given the API key and version from the header and returns a pointer to
+// the struct to decode the body into; its tags decide the header version.
+func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
+	var h RequestHeader
+	rest, err := frameBody(frame)
+	if err != nil {
+		return h, nil, err
+	}
+	if len(rest) < 4 {
+		return h, nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	}
+	h.APIKey = int16(binary.BigEndian.Uint16(rest))
+	h.APIVersion = int16(binary.BigEndian.Uint16(rest[2:]))
+	body, err := newBody(h.APIKey, h.APIVersion)
+	if err != nil {
+		return h, nil, err
+	}
+	info, err := Describe(body)
+	if err != nil {
+		return h, nil, err
+	}
+	if !info.Versions.Contains(h.APIVersion) {
+		return h, nil, &Error{Op: "frame", Type: fmt.Sprintf("%T", body), Offset: 6, Err: ErrUnsupportedVersion,
+			Detail: fmt.Sprintf("version %d, valid %s", h.APIVersion, info.Versions)}
+	}
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, info.Flexible.Contains(h.APIVersion))
+	d := decoder{src: rest, off: 4}
+	if err := d.readRequestHeaderRest(&h); err != nil {
+		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
+	}
+	if err := Unmarshal(rest[d.off:], body, h.APIVersion); err != nil {
+		if e, ok := err.(*Error); ok && e.Offset >= 0 {
+			e.Offset += 4 + d.off
+		}
+		return h, nil, err
+	}
+	return h, body, nil
+}
+
+// ReadResponse reads a response frame (size prefix included) into msg, a
+// pointer to the response struct of the request's API at version.
+func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
+	var h ResponseHeader
+	rest, err := frameBody(frame)
+	if err != nil {
+		return h, err
+	}
+	info, err := Describe(msg)
+	if err != nil {
+		return h, err
+	}
+	h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
+	d := decoder{src: rest}
+	if d.remaining() < 4 {
+		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
+	}
+	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
+	d.off = 4
+	if h.Version >= 1 {
+		var hdr struct{ tags UnknownTags }
+		if err := d.readUnknownTags(&hdr.tags); err != nil {
+			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
+		}
+		h.UnknownTags = hdr.tags
+	}
+	if err := Unmarshal(rest[d.off:], msg, version); err != nil {
+		if e, ok := err.(*Error); ok && e.Offset >= 0 {
+			e.Offset += 4 + d.off
+		}
+		return h, err
+	}
+	return h, nil
+}
+
+func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
+	if d.remaining() < 4 {
+		return d.truncated(4)
+	}
+	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
+	d.off += 4
+	if h.Version >= 1 {
+		o := op{kind: kNullString, nullable: true}
+		var cid *string
+		if err := d.decodeValue(&o, ptrOf(&cid)); err != nil {
+			return within(err, "ClientID")
+		}
+		h.ClientID = cid
+	}
+	if h.Version >= 2 {
+		return d.readUnknownTags(&h.UnknownTags)
+	}
+	return nil
+}
+
+// readUnknownTags reads a tagged-field section that declares no fields.
+func (d *decoder) readUnknownTags(dst *UnknownTags) error {
+	pl := plan{flexible: true, hasUnknown: true}
+	return d.decodeTaggedFields(&pl, ptrOf(dst))
+}
+
+func shiftOffset(err error, by int) error {
+	if fe, ok := err.(*fieldError); ok && fe.offset >= 0 {
+		fe.offset += by
+	}
+	return err
+}

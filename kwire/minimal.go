@@ -1,0 +1,83 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"reflect"
+	"unsafe"
+)
+
+// FillMinimal sets msg (a pointer to a message struct) to the smallest
+// legal instance at version: numbers zero, strings and bytes empty (also
+// when nullable), every array one sample element, nullable structs
+// present, tagged fields and fields the version lacks at their defaults,
+// and records fields one empty RecordBatch v2.
+func FillMinimal(msg any, version int16) error {
+	rv := reflect.ValueOf(msg)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return &Error{Op: "fill", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	}
+	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
+	if err != nil {
+		return err
+	}
+	rv.Elem().SetZero()
+	fillStruct(pl, rv.UnsafePointer(), 0)
+	return nil
+}
+
+// maxFillDepth stops a recursive type from filling forever: past it,
+// arrays stay empty and nullable structs null.
+const maxFillDepth = 16
+
+func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
+	applyDefaults(pl.defaults, p) // tagged and absent fields only: numbers on the wire stay zero
+	for i := range pl.fields {
+		fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
+	}
+}
+
+func fillValue(o *op, fp unsafe.Pointer, depth int) {
+	switch o.kind {
+	case kNullString:
+		s := ""
+		*(**string)(fp) = &s
+	case kBytes:
+		if o.records {
+			*(*[]byte)(fp) = EmptyRecordBatch()
+		} else {
+			*(*[]byte)(fp) = []byte{}
+		}
+	case kArray:
+		n := 1
+		if depth >= maxFillDepth {
+			n = 0
+		}
+		s := reflect.MakeSlice(o.typ, n, n)
+		*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+		if n == 1 {
+			fillValue(o.elem, s.UnsafePointer(), depth+1)
+		}
+	case kStruct:
+		fillStruct(o.sub, fp, depth+1)
+	case kStructPtr:
+		if depth >= maxFillDepth && o.nullable {
+			return
+		}
+		sp := reflect.New(o.sub.typ).UnsafePointer()
+		*(*unsafe.Pointer)(fp) = sp
+		fillStruct(o.sub, sp, depth+1)
+	}
+}
+
+// EmptyRecordBatch returns a RecordBatch v2 holding no records: 61 bytes,
+// every field zero but the batch length (49), the magic (2) and the
+// CRC-32C over the attributes and everything after them.
+func EmptyRecordBatch() []byte {
+	b := make([]byte, 61)
+	binary.BigEndian.PutUint32(b[8:], 61-12) // batch length: bytes after this field
+	b[16] = 2                                // magic
+	crc := crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli))
+	binary.BigEndian.PutUint32(b[17:], crc)
+	return b
+}

@@ -1,0 +1,550 @@
+package kwire
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// kind is a field's wire type, decided once from its Go type and tag.
+type kind uint8
+
+const (
+	kInt8 kind = iota
+	kInt16
+	kInt32
+	kInt64
+	kUint16
+	kUint32
+	kFloat64
+	kBool
+	kVarint    // int32, zig-zag
+	kVarlong   // int64, zig-zag
+	kUvarint   // uint32
+	kUvarint32 // int32 written as an unsigned varint
+	kUUID
+	kString     // string
+	kNullString // *string
+	kBytes      // []byte (also records)
+	kArray      // []T
+	kStruct     // T
+	kStructPtr  // *T, nullable struct with a presence marker
+)
+
+var kindNames = [...]string{"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool",
+	"varint", "varlong", "uvarint", "uvarint", "uuid", "string", "nullable string", "bytes", "array", "struct", "nullable struct"}
+
+func (k kind) String() string { return kindNames[k] }
+
+// fixedSize is the wire size of fixed-width kinds, 0 for the others.
+func (k kind) fixedSize() int {
+	switch k {
+	case kInt8, kBool:
+		return 1
+	case kInt16, kUint16:
+		return 2
+	case kInt32, kUint32:
+		return 4
+	case kInt64, kFloat64:
+		return 8
+	case kUUID:
+		return 16
+	}
+	return 0
+}
+
+// defaultValue is a field's schema default, parsed for its kind.
+type defaultValue struct {
+	null bool
+	i    int64
+	f    float64
+	b    bool
+	s    string
+}
+
+// op is one field (or array element) of a plan at one version.
+type op struct {
+	name      string
+	offset    uintptr
+	kind      kind
+	records   bool
+	compact   bool
+	nullable  bool // null is legal in this version
+	ignorable bool
+	tag       uint32
+	def       defaultValue
+	// nonZeroDefault is set when decoding must store def rather than
+	// leave the Go zero value.
+	nonZeroDefault bool
+
+	typ      reflect.Type // the Go type of the field
+	elem     *op          // kArray: the element, at offset 0
+	elemSize uintptr      // kArray: element stride
+	sub      *plan        // kStruct, kStructPtr, and kArray of structs via elem
+}
+
+// plan is how to encode and decode one struct type at one version.
+type plan struct {
+	typ      reflect.Type
+	version  int16
+	flexible bool
+	fields   []op // on the wire in this version, not tagged, in order
+	tagged   []op // tagged in this version, ascending tag
+	absent   []op // declared but not on the wire in this version
+	// defaults are the fields whose default is not the Go zero value:
+	// set before decoding, so absent fields and tagged fields not sent
+	// hold their schema default.
+	defaults []op
+	// allDefaults is every field with a non-zero default, for giving a
+	// whole struct its defaults.
+	allDefaults  []op
+	inactiveTags []uint32 // tags declared for other versions: an error on the wire
+	hasUnknown   bool
+	unknownOff   uintptr
+	minWire      int // fewest bytes one instance takes on the wire
+}
+
+// typeInfo is what kwire knows of one struct type, for every version.
+type typeInfo struct {
+	typ     reflect.Type
+	msg     messageTag
+	hasMsg  bool
+	fields  []fieldSpec
+	err     error
+	unknown int // index of the UnknownTags field or -1
+
+	// plans[v][flex] for small versions, more for the rest.
+	plans [64][2]atomic.Pointer[plan]
+	more  sync.Map // planKey -> *plan
+}
+
+type fieldSpec struct {
+	sf  reflect.StructField
+	tag fieldTag
+}
+
+type planKey struct {
+	version int16
+	flex    bool
+}
+
+var (
+	typeInfos   sync.Map // reflect.Type -> *typeInfo
+	buildMu     sync.Mutex
+	unknownType = reflect.TypeOf(UnknownTags(nil))
+	uuidType    = reflect.TypeOf(UUID{})
+)
+
+// infoFor returns the parsed tags of struct type t.
+func infoFor(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := parseType(t)
+	actual, _ := typeInfos.LoadOrStore(t, ti)
+	return actual.(*typeInfo)
+}
+
+func parseType(t reflect.Type) *typeInfo {
+	ti := &typeInfo{typ: t, unknown: -1, msg: messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}}
+	fail := func(f reflect.StructField, err error) *typeInfo {
+		ti.err = fmt.Errorf("%w: %s.%s: %v", ErrInvalidSpec, t, f.Name, err)
+		return ti
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Name == "_" {
+			tag, ok, err := kafkaTag(f)
+			if err != nil {
+				return fail(f, err)
+			}
+			if ok {
+				if ti.msg, err = parseMessageTag(tag); err != nil {
+					return fail(f, err)
+				}
+				ti.hasMsg = true
+			}
+			continue
+		}
+		if f.Type == unknownType && f.IsExported() {
+			if ti.unknown >= 0 {
+				return fail(f, fmt.Errorf("a second UnknownTags field"))
+			}
+			ti.unknown = i
+			continue
+		}
+		tag, ok, err := kafkaTag(f)
+		if err != nil {
+			return fail(f, err)
+		}
+		if !ok || tag.Name == "-" {
+			continue
+		}
+		if !f.IsExported() {
+			return fail(f, fmt.Errorf("unexported field has a kafka tag"))
+		}
+		ft, err := parseFieldTag(tag)
+		if err != nil {
+			return fail(f, err)
+		}
+		ti.fields = append(ti.fields, fieldSpec{sf: f, tag: ft})
+	}
+	return ti
+}
+
+// planFor returns the plan of struct type t at version v, building and
+// caching it on first use.
+func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
+	ti := infoFor(t)
+	if ti.err != nil {
+		return nil, ti.err
+	}
+	fi := 0
+	if flex {
+		fi = 1
+	}
+	if v >= 0 && int(v) < len(ti.plans) {
+		if p := ti.plans[v][fi].Load(); p != nil {
+			return p, nil
+		}
+	} else if p, ok := ti.more.Load(planKey{v, flex}); ok {
+		return p.(*plan), nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	b := builder{building: map[planKey2]*plan{}}
+	p, err := b.build(ti, v, flex)
+	if err != nil {
+		return nil, err
+	}
+	for _, bp := range b.building {
+		bp.minWire = computeMinWire(bp, map[*plan]bool{})
+	}
+	for k, bp := range b.building {
+		kti := infoFor(k.t)
+		if k.v >= 0 && int(k.v) < len(kti.plans) {
+			kfi := 0
+			if k.flex {
+				kfi = 1
+			}
+			kti.plans[k.v][kfi].Store(bp)
+		} else {
+			kti.more.Store(planKey{k.v, k.flex}, bp)
+		}
+	}
+	return p, nil
+}
+
+type planKey2 struct {
+	t    reflect.Type
+	v    int16
+	flex bool
+}
+
+// builder builds the plans for a type and the types it contains. Plans
+// under construction are visible to themselves, so recursive types work.
+type builder struct {
+	building map[planKey2]*plan
+}
+
+func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
+	if ti.err != nil {
+		return nil, ti.err
+	}
+	key := planKey2{ti.typ, v, flex}
+	if p, ok := b.building[key]; ok {
+		return p, nil
+	}
+	fi := 0
+	if flex {
+		fi = 1
+	}
+	if v >= 0 && int(v) < len(ti.plans) {
+		if p := ti.plans[v][fi].Load(); p != nil {
+			return p, nil
+		}
+	} else if p, ok := ti.more.Load(planKey{v, flex}); ok {
+		return p.(*plan), nil
+	}
+	p := &plan{typ: ti.typ, version: v, flexible: flex}
+	b.building[key] = p
+	if ti.unknown >= 0 {
+		p.hasUnknown = true
+		p.unknownOff = ti.typ.Field(ti.unknown).Offset
+	}
+	for _, fs := range ti.fields {
+		o, err := b.fieldOp(ti, fs, v, flex)
+		if err != nil {
+			return nil, err
+		}
+		if o.nonZeroDefault {
+			p.allDefaults = append(p.allDefaults, o)
+		}
+		switch {
+		case !fs.tag.versions.Contains(v):
+			p.absent = append(p.absent, o)
+			if o.nonZeroDefault {
+				p.defaults = append(p.defaults, o)
+			}
+			if fs.tag.tag >= 0 {
+				p.inactiveTags = append(p.inactiveTags, uint32(fs.tag.tag))
+			}
+		case fs.tag.tagged.Contains(v):
+			if !flex {
+				return nil, fmt.Errorf("%w: %s.%s: tagged in version %d, which is not flexible", ErrInvalidSpec, ti.typ, fs.sf.Name, v)
+			}
+			o.tag = uint32(fs.tag.tag)
+			p.tagged = append(p.tagged, o)
+			if o.nonZeroDefault {
+				p.defaults = append(p.defaults, o)
+			}
+		default:
+			if fs.tag.tag >= 0 {
+				p.inactiveTags = append(p.inactiveTags, uint32(fs.tag.tag))
+			}
+			p.fields = append(p.fields, o)
+		}
+	}
+	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].tag < p.tagged[j].tag })
+	for i := 1; i < len(p.tagged); i++ {
+		if p.tagged[i].tag == p.tagged[i-1].tag {
+			return nil, fmt.Errorf("%w: %s: tag %d used twice in version %d", ErrInvalidSpec, ti.typ, p.tagged[i].tag, v)
+		}
+	}
+	return p, nil
+}
+
+// fieldOp resolves one field at version v.
+func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, error) {
+	fail := func(err error) (op, error) {
+		return op{}, fmt.Errorf("%w: %s.%s: %v", ErrInvalidSpec, ti.typ, fs.sf.Name, err)
+	}
+	t := fs.tag
+	o := op{
+		name:      fs.sf.Name,
+		offset:    fs.sf.Offset,
+		typ:       fs.sf.Type,
+		records:   t.records,
+		nullable:  t.nullable.Contains(v),
+		ignorable: t.ignorable,
+		compact:   flex,
+	}
+	if t.compact != nil {
+		o.compact = t.compact.Contains(v)
+	}
+	if t.tagged.Contains(v) {
+		o.compact = true // tagged fields only exist in flexible versions
+	}
+	if err := b.resolveKind(&o, fs.sf.Type, t, v, flex); err != nil {
+		return fail(err)
+	}
+	if t.defaultRaw != nil {
+		d, err := parseDefault(o.kind, *t.defaultRaw)
+		if err != nil {
+			return fail(err)
+		}
+		o.def = d
+	}
+	o.nonZeroDefault = hasNonZeroDefault(&o)
+	return o, nil
+}
+
+// resolveKind sets o.kind (and elem or sub) from Go type gt.
+func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+	switch gt.Kind() {
+	case reflect.Int8:
+		o.kind = kInt8
+	case reflect.Int16:
+		o.kind = kInt16
+	case reflect.Int32:
+		switch {
+		case t.varint:
+			o.kind = kVarint
+		case t.uvarint:
+			o.kind = kUvarint32
+		default:
+			o.kind = kInt32
+		}
+	case reflect.Int64:
+		o.kind = kInt64
+		if t.varint {
+			o.kind = kVarlong
+		}
+	case reflect.Uint16:
+		o.kind = kUint16
+	case reflect.Uint32:
+		o.kind = kUint32
+		if t.uvarint {
+			o.kind = kUvarint
+		}
+	case reflect.Float64:
+		o.kind = kFloat64
+	case reflect.Bool:
+		o.kind = kBool
+	case reflect.String:
+		o.kind = kString
+	case reflect.Array:
+		if gt != uuidType && !(gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8) {
+			return fmt.Errorf("unsupported array type %s (only kwire.UUID)", gt)
+		}
+		o.kind = kUUID
+	case reflect.Pointer:
+		switch gt.Elem().Kind() {
+		case reflect.String:
+			o.kind = kNullString
+		case reflect.Struct:
+			o.kind = kStructPtr
+			sub, err := b.build(infoFor(gt.Elem()), v, flex)
+			if err != nil {
+				return err
+			}
+			o.sub = sub
+		default:
+			return fmt.Errorf("unsupported pointer type %s", gt)
+		}
+	case reflect.Struct:
+		o.kind = kStruct
+		sub, err := b.build(infoFor(gt), v, flex)
+		if err != nil {
+			return err
+		}
+		o.sub = sub
+	case reflect.Slice:
+		if gt.Elem().Kind() == reflect.Uint8 {
+			o.kind = kBytes
+			break
+		}
+		if t.records {
+			return fmt.Errorf("records needs a []byte field")
+		}
+		o.kind = kArray
+		elem := &op{name: o.name, typ: gt.Elem(), compact: o.compact}
+		// Element flags: the wire form of an element follows the
+		// field's varint/uvarint keys; null elements are not a thing.
+		et := fieldTag{varint: t.varint, uvarint: t.uvarint}
+		if err := b.resolveKind(elem, gt.Elem(), et, v, flex); err != nil {
+			return err
+		}
+		if elem.kind == kNullString || elem.kind == kStructPtr {
+			return fmt.Errorf("arrays of nullable elements are not part of the protocol")
+		}
+		o.elem = elem
+		o.elemSize = gt.Elem().Size()
+	default:
+		return fmt.Errorf("unsupported Go type %s", gt)
+	}
+	if t.records && o.kind != kBytes {
+		return fmt.Errorf("records needs a []byte field")
+	}
+	if (t.varint || t.uvarint) && o.kind != kVarint && o.kind != kVarlong && o.kind != kUvarint && o.kind != kUvarint32 && o.kind != kArray {
+		return fmt.Errorf("varint or uvarint on %s", gt)
+	}
+	return nil
+}
+
+func parseDefault(k kind, raw string) (defaultValue, error) {
+	var d defaultValue
+	bits := map[kind]int{kInt8: 8, kInt16: 16, kInt32: 32, kInt64: 64, kVarint: 32, kVarlong: 64}
+	switch k {
+	case kInt8, kInt16, kInt32, kInt64, kVarint, kVarlong:
+		n, err := strconv.ParseInt(raw, 0, bits[k])
+		if err != nil {
+			// Kafka writes some int defaults in hex as unsigned bit
+			// patterns, e.g. 0xffffffff for an int32.
+			u, uerr := strconv.ParseUint(raw, 0, bits[k])
+			if uerr != nil {
+				return d, fmt.Errorf("default %q is not a %s", raw, k)
+			}
+			n = int64(u) << (64 - bits[k]) >> (64 - bits[k])
+		}
+		d.i = n
+	case kUint16, kUint32, kUvarint, kUvarint32:
+		n, err := strconv.ParseUint(raw, 0, 32)
+		if err != nil || (k == kUint16 && n > math.MaxUint16) {
+			return d, fmt.Errorf("default %q is not a %s", raw, k)
+		}
+		d.i = int64(n)
+	case kFloat64:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return d, fmt.Errorf("default %q is not a float64", raw)
+		}
+		d.f = f
+	case kBool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return d, fmt.Errorf("default %q is not a bool", raw)
+		}
+		d.b = b
+	case kString:
+		if raw == "null" {
+			return d, fmt.Errorf("default null on a string that is not a pointer")
+		}
+		d.s = raw
+	case kNullString:
+		if raw == "null" {
+			d.null = true
+		} else {
+			d.s = raw
+		}
+	case kBytes, kArray, kStructPtr:
+		if raw != "null" {
+			return d, fmt.Errorf("only null can be the default of a %s", k)
+		}
+		d.null = true
+	default:
+		return d, fmt.Errorf("a %s takes no default", k)
+	}
+	return d, nil
+}
+
+func hasNonZeroDefault(o *op) bool {
+	switch o.kind {
+	case kFloat64:
+		return o.def.f != 0
+	case kBool:
+		return o.def.b
+	case kString:
+		return o.def.s != ""
+	case kNullString:
+		return !o.def.null
+	case kStruct:
+		return o.sub != nil && len(o.sub.allDefaults) > 0
+	case kBytes, kArray, kStructPtr, kUUID:
+		return false
+	default:
+		return o.def.i != 0
+	}
+}
+
+// fieldPtr is the address of a field at offset off inside the struct at p.
+func fieldPtr(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
+
+// computeMinWire sums the smallest wire size of each field; a type that
+// contains itself counts its inner occurrences as zero.
+func computeMinWire(pl *plan, visiting map[*plan]bool) int {
+	if visiting[pl] {
+		return 0
+	}
+	visiting[pl] = true
+	defer delete(visiting, pl)
+	n := 0
+	if pl.flexible {
+		n = 1
+	}
+	for i := range pl.fields {
+		o := &pl.fields[i]
+		switch {
+		case o.kind == kStruct || (o.kind == kStructPtr && !o.nullable):
+			n += computeMinWire(o.sub, visiting)
+		default:
+			n += o.minWire()
+		}
+	}
+	return n
+}

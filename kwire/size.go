@@ -1,0 +1,103 @@
+package kwire
+
+import "unsafe"
+
+// sizeStruct is the number of bytes encodeStruct would append.
+func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
+	n := 0
+	for i := range pl.fields {
+		o := &pl.fields[i]
+		s, err := sizeValue(o, fieldPtr(p, o.offset))
+		if err != nil {
+			return 0, within(err, o.name)
+		}
+		n += s
+	}
+	if !pl.flexible {
+		return n, nil
+	}
+	count := 0
+	for i := range pl.tagged {
+		o := &pl.tagged[i]
+		fp := fieldPtr(p, o.offset)
+		if isDefault(o, fp) {
+			continue
+		}
+		s, err := sizeValue(o, fp)
+		if err != nil {
+			return 0, within(err, o.name)
+		}
+		n += uvarintSize(o.tag) + uvarintSize(uint32(s)) + s
+		count++
+	}
+	if pl.hasUnknown {
+		for _, u := range *(*UnknownTags)(fieldPtr(p, pl.unknownOff)) {
+			n += uvarintSize(u.Tag) + uvarintSize(uint32(len(u.Data))) + len(u.Data)
+			count++
+		}
+	}
+	return n + uvarintSize(uint32(count)), nil
+}
+
+func sizeValue(o *op, fp unsafe.Pointer) (int, error) {
+	if s := o.kind.fixedSize(); s > 0 {
+		return s, nil
+	}
+	switch o.kind {
+	case kVarint:
+		return varintSize(*(*int32)(fp)), nil
+	case kVarlong:
+		return varlongSize(*(*int64)(fp)), nil
+	case kUvarint, kUvarint32:
+		return uvarintSize(*(*uint32)(fp)), nil
+	case kString:
+		s := *(*string)(fp)
+		return lengthSize(len(s), o.compact, false) + len(s), nil
+	case kNullString:
+		sp := *(**string)(fp)
+		if sp == nil {
+			return lengthSize(-1, o.compact, false), nil
+		}
+		return lengthSize(len(*sp), o.compact, false) + len(*sp), nil
+	case kBytes:
+		bs := *(*[]byte)(fp)
+		if bs == nil && o.nullable {
+			return lengthSize(-1, o.compact, true), nil
+		}
+		return lengthSize(len(bs), o.compact, true) + len(bs), nil
+	case kArray:
+		h := (*sliceHeader)(fp)
+		if h.data == nil && o.nullable {
+			return lengthSize(-1, o.compact, true), nil
+		}
+		n := lengthSize(h.len, o.compact, true)
+		if s := o.elem.kind.fixedSize(); s > 0 {
+			return n + s*h.len, nil
+		}
+		for i := 0; i < h.len; i++ {
+			s, err := sizeValue(o.elem, unsafe.Add(h.data, uintptr(i)*o.elemSize))
+			if err != nil {
+				return 0, withinIndex(err, i)
+			}
+			n += s
+		}
+		return n, nil
+	case kStruct:
+		return sizeStruct(o.sub, fp)
+	case kStructPtr:
+		sp := *(*unsafe.Pointer)(fp)
+		marker := 0
+		if o.nullable {
+			marker = 1
+		}
+		if sp == nil {
+			if !o.nullable {
+				return 0, newFieldError(ErrNullNotAllowed, -1, "")
+			}
+			return marker, nil
+		}
+		s, err := sizeStruct(o.sub, sp)
+		return marker + s, err
+	}
+	return 0, nil
+}

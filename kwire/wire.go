@@ -1,0 +1,75 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
+
+// appendUvarint writes v as an unsigned LEB128 varint.
+func appendUvarint(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+func appendUvarint64(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// appendVarint writes v zig-zag encoded, as Kafka's varint.
+func appendVarint(b []byte, v int32) []byte {
+	return appendUvarint(b, uint32(v<<1)^uint32(v>>31))
+}
+
+// appendVarlong writes v zig-zag encoded, as Kafka's varlong.
+func appendVarlong(b []byte, v int64) []byte {
+	return appendUvarint64(b, uint64(v<<1)^uint64(v>>63))
+}
+
+func uvarintSize(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
+
+func uvarint64Size(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func varintSize(v int32) int { return uvarintSize(uint32(v<<1) ^ uint32(v>>31)) }
+
+func varlongSize(v int64) int { return uvarint64Size(uint64(v<<1) ^ uint64(v>>63)) }
+
+func appendInt16(b []byte, v int16) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
+
+func appendInt32(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
+
+func appendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
+
+// appendLength writes a length prefix: compact (uvarint n+1, 0 for null)
+// or classic (int16 or int32, -1 for null). n < 0 means null.
+func appendLength(b []byte, n int, compact, wide bool) []byte {
+	switch {
+	case compact:
+		return appendUvarint(b, uint32(n+1))
+	case wide:
+		return appendInt32(b, int32(n))
+	default:
+		return appendInt16(b, int16(n))
+	}
+}
+
+func lengthSize(n int, compact, wide bool) int {
+	switch {
+	case compact:
+		return uvarintSize(uint32(n + 1))
+	case wide:
+		return 4
+	default:
+		return 2
+	}
+}
+
+// ptrOf is the address of a local, for running ops on standalone values.
+func ptrOf[T any](v *T) unsafe.Pointer { return unsafe.Pointer(v) }

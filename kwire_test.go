@@ -1,0 +1,93 @@
+package kwire_test
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// unhex reads an annotated hex dump: on each line, what follows "#" is a
+// comment; spaces are ignored.
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	var digits strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		digits.WriteString(strings.Join(strings.Fields(line), ""))
+	}
+	b, err := hex.DecodeString(digits.String())
+	require.NoError(t, err)
+	return b
+}
+
+// referenceRequest is the 55-byte frame of the reference page
+// (shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt), row by row as
+// its object tree lays it out.
+const referenceRequest = `
+00000033                         # size 51
+0044 0001 00000000 0000 00       # header v2: key 68, v1, corr 0, client "" (int16), no tags
+01 01 00000000 01 01 00000000    # GroupId MemberId MemberEpoch InstanceId RackId RebalanceTimeoutMs
+02 01                            # SubscribedTopicNames: 1 element, ""
+01 01                            # SubscribedTopicRegex ServerAssignor
+02 00000000000000000000000000000000 02 00000000 00   # TopicPartitions[0]: TopicId, Partitions [0], tags
+00                               # body tags`
+
+// referenceResponse is the page's 50-byte response with the one change
+// Kafka makes on the wire: the nullable struct Assignment is preceded by
+// an int8 presence marker (01 at 0x19), which the page leaves out. Apache
+// Kafka's generated code and franz-go's kmsg both write it, so the frame is
+// 51 bytes and the size prefix 47 rather than 46.
+const referenceResponse = `
+0000002f                         # size 47 (the page: 46)
+00000000 00                      # header v1: corr 0, no tags
+00000000 0000 01 01              # ThrottleTimeMs ErrorCode ErrorMessage MemberId
+00000000 00000000                # MemberEpoch HeartbeatIntervalMs
+01                               # Assignment presence marker (not on the page)
+02 00000000000000000000000000000000 02 00000000 00   # Assignment.TopicPartitions[0]
+00                               # Assignment tags
+00                               # body tags`
+
+func TestReferenceRequestBytes(t *testing.T) {
+	want := unhex(t, referenceRequest)
+	require.Len(t, want, 55)
+
+	var req messages.ConsumerGroupHeartbeatRequest
+	require.NoError(t, kwire.FillMinimal(&req, 1))
+	empty := ""
+	got, err := kwire.AppendRequest(nil, &req, 1, 0, &empty)
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
+
+	hdr, body, err := kwire.ReadRequest(got, func(key, version int16) (any, error) {
+		assert.Equal(t, int16(68), key)
+		assert.Equal(t, int16(1), version)
+		return new(messages.ConsumerGroupHeartbeatRequest), nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int16(2), hdr.Version)
+	assert.Equal(t, "", *hdr.ClientID)
+	assert.Equal(t, &req, body)
+}
+
+func TestReferenceResponseBytes(t *testing.T) {
+	want := unhex(t, referenceResponse)
+	require.Len(t, want, 51, "the page's 50 bytes plus the presence marker")
+
+	var resp messages.ConsumerGroupHeartbeatResponse
+	require.NoError(t, kwire.FillMinimal(&resp, 1))
+	got, err := kwire.AppendResponse(nil, &resp, 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
+
+	var back messages.ConsumerGroupHeartbeatResponse
+	hdr, err := kwire.ReadResponse(got, &back, 1)
+	require.NoError(t, err)
+	assert.Equal(t, int16(1), hdr.Version)
+	assert.Equal(t, resp, back)
+}
