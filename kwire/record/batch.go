@@ -1,0 +1,142 @@
+package record
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// RecordBatch v2 header layout. Every entry of a record set, whatever its
+// magic, starts with an int64 offset and an int32 length of the bytes that
+// follow, and has its magic byte at offset 16; the reader relies on that.
+const (
+	entryOverhead   = 12 // offset + length, not counted in the length
+	magicPos        = 16
+	batchCRCPos     = 17
+	batchAttrsPos   = 21 // the CRC covers from here to the end
+	batchHeaderLen  = 61
+	minRecordLenV2  = 7 // a varint each: length, timestamp and offset deltas, key, value, header count; plus attributes
+	minBatchLength  = batchHeaderLen - entryOverhead
+	maxBatchByteLen = 1<<31 - 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Batch is one entry of a record set: a RecordBatch (magic 2), or for magic
+// 0 and 1 one top-level legacy message — a single record, or a compressed
+// wrapper holding several.
+//
+// For legacy entries the fields v2 lacks are filled as Kafka presents them:
+// PartitionLeaderEpoch, ProducerID, ProducerEpoch and BaseSequence are -1;
+// BaseOffset and LastOffsetDelta span the inner records; the timestamps are
+// the message's (-1 for magic 0); Length and CRC are the outer message's.
+type Batch struct {
+	BaseOffset           int64
+	Length               int32 // bytes after the length field
+	PartitionLeaderEpoch int32
+	Magic                int8
+	CRC                  uint32
+	Attributes           Attributes
+	LastOffsetDelta      int32
+	BaseTimestamp        int64
+	MaxTimestamp         int64
+	ProducerID           int64
+	ProducerEpoch        int16
+	BaseSequence         int32
+	NumRecords           int32
+
+	// Raw is the whole entry as it was read, aliasing the reader's input.
+	Raw []byte
+
+	// pos is Raw's offset in the reader's input, for errors.
+	pos int
+	// records is the v2 records section, decompressed if the batch was
+	// compressed; compressed records whether it is a decompression buffer.
+	records    []byte
+	compressed bool
+	// legacy holds the records of a magic 0/1 entry, decoded up front:
+	// legacy data is rare, so simplicity beats laziness there.
+	legacy []Record
+}
+
+// LastOffset is the offset of the batch's last record.
+func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
+
+// Records decodes all the batch's records. Keys and values alias the input
+// (or, for a compressed batch, its decompressed buffer).
+func (b *Batch) Records() ([]Record, error) {
+	if b.Magic < 2 {
+		return b.legacy, nil
+	}
+	out := make([]Record, 0, b.NumRecords) // NumRecords was checked against the bytes
+	it := b.Iter()
+	for it.Next() {
+		out = append(out, *it.Record())
+	}
+	return out, it.Err()
+}
+
+// parseBatchV2 decodes the RecordBatch entry, whose length is already known
+// to fit, at byte pos of the input; it checks the CRC and decompresses.
+func parseBatchV2(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
+	if len(entry) < batchHeaderLen {
+		return nil, errAt(pos+8, ErrInvalidLength, "batch length %d (minimum %d)", len(entry)-entryOverhead, minBatchLength)
+	}
+	d := decoder{b: entry}
+	b := &Batch{
+		BaseOffset:           d.int64(""),
+		Length:               d.int32(""),
+		PartitionLeaderEpoch: d.int32(""),
+		Magic:                d.int8(""),
+		CRC:                  d.uint32(""),
+		Attributes:           Attributes(d.int16("")),
+		LastOffsetDelta:      d.int32(""),
+		BaseTimestamp:        d.int64(""),
+		MaxTimestamp:         d.int64(""),
+		ProducerID:           d.int64(""),
+		ProducerEpoch:        d.int16(""),
+		BaseSequence:         d.int32(""),
+		NumRecords:           d.int32(""),
+		Raw:                  entry,
+		pos:                  pos,
+	}
+	if got := crc32.Checksum(entry[batchAttrsPos:], castagnoli); got != b.CRC {
+		return nil, errAt(pos+batchCRCPos, ErrCRCMismatch, "batch crc: stored %#08x, computed %#08x", b.CRC, got)
+	}
+	codec := b.Attributes.Codec()
+	if !codec.known() {
+		return nil, errAt(pos+batchAttrsPos, ErrUnknownCodec, "batch attributes codec %d", codec)
+	}
+	b.records = entry[batchHeaderLen:]
+	if codec != CodecNone {
+		out, sentinel, cause := decompress(nil, codec, b.records, maxDecompressed)
+		if sentinel != nil {
+			return nil, &Error{Offset: pos + batchHeaderLen, InnerOffset: -1, What: codec.String() + " records", Err: sentinel, Cause: cause}
+		}
+		b.records, b.compressed = out, true
+	}
+	// The count must be possible in the bytes at hand, so Records can
+	// size its slice from it without trusting the input.
+	if b.NumRecords < 0 || int(b.NumRecords) > len(b.records)/minRecordLenV2 {
+		return nil, errAt(pos+batchHeaderLen-4, ErrInvalidLength, "batch record count %d for %d bytes of records", b.NumRecords, len(b.records))
+	}
+	return b, nil
+}
+
+// putBatchHeader writes b's header fields into the first 61 bytes of entry,
+// then the CRC over the rest of entry, which must hold the records already.
+func putBatchHeader(entry []byte, b *Batch) {
+	be := binary.BigEndian
+	be.PutUint64(entry[0:], uint64(b.BaseOffset))
+	be.PutUint32(entry[8:], uint32(len(entry)-entryOverhead))
+	be.PutUint32(entry[12:], uint32(b.PartitionLeaderEpoch))
+	entry[magicPos] = 2
+	be.PutUint16(entry[21:], uint16(b.Attributes))
+	be.PutUint32(entry[23:], uint32(b.LastOffsetDelta))
+	be.PutUint64(entry[27:], uint64(b.BaseTimestamp))
+	be.PutUint64(entry[35:], uint64(b.MaxTimestamp))
+	be.PutUint64(entry[43:], uint64(b.ProducerID))
+	be.PutUint16(entry[51:], uint16(b.ProducerEpoch))
+	be.PutUint32(entry[53:], uint32(b.BaseSequence))
+	be.PutUint32(entry[57:], uint32(b.NumRecords))
+	be.PutUint32(entry[batchCRCPos:], crc32.Checksum(entry[batchAttrsPos:], castagnoli))
+}

@@ -1,0 +1,44 @@
+// Package record builds, reads, verifies and compresses Kafka records: the
+// bytes of a Produce request's Records field and of a Fetch response's.
+//
+// # Formats
+//
+// Magic 2 is the RecordBatch of Kafka 0.11 and later: a 61-byte header
+// (offsets, a CRC-32C over everything from the attributes on, producer
+// fields for idempotence and transactions) followed by varint-encoded
+// records with headers, the whole record section compressed as one. Magic 0
+// and 1 are the legacy message sets: one CRC-32 (IEEE) protected message per
+// record, with compression as a wrapper message whose value is the inner
+// message set, compressed.
+//
+// # Reading
+//
+// A Reader walks a record set entry by entry, whatever the magic, checks
+// CRCs and lengths, and decompresses. A broker cuts the last batch of a
+// Fetch response short at its size limit; the Reader stops before it and
+// says so through Partial, which is not an error. Keys, values and header
+// values alias the input, or the batch's decompressed buffer, so iterating
+// copies nothing but header keys (strings).
+//
+// Hostile input is expected: no input panics the reader or loops it; every
+// length is checked against the bytes that remain before it is used; and
+// decompression stops with ErrTooLarge past Reader.MaxDecompressedSize
+// (DefaultMaxDecompressedSize, 64 MiB, by default). Errors are *Error
+// values that give the byte offset and wrap a sentinel (ErrCRCMismatch,
+// ErrTruncated, ErrBadVarint, ErrInvalidLength, ErrTooLarge,
+// ErrUnknownCodec, ErrUnknownMagic, ErrCorrupt) for errors.Is.
+//
+// # Building
+//
+// Build and AppendBatch turn []Record into one entry, with Options for the
+// codec, magic, base offset, producer id/epoch/sequence, transactions,
+// LogAppendTime and the partition leader epoch. AppendEndTxnBatch writes a
+// transaction marker; ParseControlKey and ParseEndTxnMarker read them.
+//
+// # Compression
+//
+// gzip, snappy, lz4 and zstd come from github.com/klauspost/compress and
+// github.com/pierrec/lz4/v4, written the way Kafka's Java producer writes
+// them (xerial-framed snappy, LZ4 frames with 64 KiB blocks). Snappy is read
+// in both the xerial and the raw form other clients use.
+package record

@@ -1,0 +1,77 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels for errors.Is. Every error the package returns for bad input is
+// an *Error wrapping one of these.
+var (
+	// ErrTruncated: the input ends inside a structure whose length it
+	// declared (inside a complete batch; a batch cut short at the end of a
+	// Fetch response is not an error, see Reader.Partial).
+	ErrTruncated = errors.New("truncated")
+	// ErrCRCMismatch: the stored checksum does not match the bytes.
+	ErrCRCMismatch = errors.New("crc mismatch")
+	// ErrBadVarint: a varint is longer than its type allows.
+	ErrBadVarint = errors.New("bad varint")
+	// ErrInvalidLength: a length or count is negative, below the minimum,
+	// larger than the bytes that remain, or disagrees with what was read.
+	ErrInvalidLength = errors.New("invalid length")
+	// ErrTooLarge: decompressed data exceeds the configured limit (a
+	// decompression bomb, or a limit set too low).
+	ErrTooLarge = errors.New("decompressed size exceeds limit")
+	// ErrUnknownCodec: the compression codec bits name no known codec.
+	ErrUnknownCodec = errors.New("unknown compression codec")
+	// ErrUnknownMagic: the magic byte is not 0, 1 or 2.
+	ErrUnknownMagic = errors.New("unknown magic")
+	// ErrCorrupt: compressed data that does not decompress, or a structure
+	// Kafka would reject (nested compression, a null header key ...).
+	ErrCorrupt = errors.New("corrupt data")
+	// ErrUnsupported: a write the chosen format cannot express (zstd or
+	// headers in a legacy message set, a bad option value).
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// Error says where decoding or encoding failed.
+type Error struct {
+	// Offset is the byte offset in the input given to the Reader (or to
+	// the function called) of the structure that failed: for an error
+	// inside compressed data, the offset of its batch.
+	Offset int
+	// InnerOffset is the byte offset inside the decompressed records of
+	// that batch, or -1 when the error is not inside decompressed data.
+	InnerOffset int
+	// What names the structure or field: "batch length", "record 3 key".
+	What string
+	// Err is one of the package's sentinels.
+	Err error
+	// Cause is the underlying error (from a decompressor), or nil.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("record: %s at byte %d", e.What, e.Offset)
+	if e.InnerOffset >= 0 {
+		msg += fmt.Sprintf(" (byte %d of decompressed records)", e.InnerOffset)
+	}
+	msg += ": " + e.Err.Error()
+	if e.Cause != nil {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Unwrap lets errors.Is find both the sentinel and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.Cause}
+}
+
+// errAt builds an *Error for bytes of the outer input.
+func errAt(offset int, sentinel error, format string, args ...any) *Error {
+	return &Error{Offset: offset, InnerOffset: -1, What: fmt.Sprintf(format, args...), Err: sentinel}
+}

@@ -1,0 +1,177 @@
+package record
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// Legacy message sets (magic 0 and 1), as Kafka wrote them before 0.11:
+//
+//	offset int64, message size int32,
+//	crc uint32 (CRC-32 IEEE of magic..end), magic int8, attributes int8,
+//	timestamp int64 (magic 1 only), key int32-len bytes, value int32-len bytes
+//
+// A compressed message is a wrapper whose value is a whole inner message set,
+// compressed. For magic 1 the inner offsets are relative (0..n-1) and the
+// wrapper's offset is that of the last inner message; for magic 0 they are
+// absolute.
+
+const (
+	legacyCRCPos     = 12
+	legacyMagicPos   = 16
+	minLegacySizeV0  = 4 + 1 + 1 + 4 + 4 // crc, magic, attributes, key and value lengths
+	minLegacyEntryV0 = entryOverhead + minLegacySizeV0
+)
+
+// legacyMessage is one decoded message; Key and Value alias the input.
+type legacyMessage struct {
+	offset     int64
+	magic      int8
+	crc        uint32
+	attributes int8
+	timestamp  int64
+	key, value []byte
+}
+
+// decodeLegacyMessage reads the message entry (whose size is already known
+// to fit) and checks its CRC. Errors carry positions within entry.
+func decodeLegacyMessage(entry []byte) (m legacyMessage, d decoder) {
+	d = decoder{b: entry}
+	m.offset = d.int64("offset")
+	d.int32("message size")
+	m.crc = d.uint32("crc")
+	m.magic = d.int8("magic")
+	m.attributes = d.int8("attributes")
+	m.timestamp = -1
+	if m.magic >= 1 {
+		m.timestamp = d.int64("timestamp")
+	}
+	m.key = d.int32Bytes("key")
+	m.value = d.int32Bytes("value")
+	if d.ok() && d.pos != len(entry) {
+		d.fail(8, ErrInvalidLength, "message size (does not match its fields)")
+	}
+	if d.ok() {
+		if got := crc32.ChecksumIEEE(entry[legacyMagicPos:]); got != m.crc {
+			d.fail(legacyCRCPos, ErrCRCMismatch, "message crc")
+		}
+	}
+	return m, d
+}
+
+// parseLegacy decodes the top-level legacy entry at byte pos of the input,
+// decompressing and decoding a wrapper's inner messages.
+func parseLegacy(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
+	m, d := decodeLegacyMessage(entry)
+	if !d.ok() {
+		return nil, errAt(pos+d.failPos, d.failErr, "legacy %s", d.failWhat)
+	}
+	attrs := Attributes(uint8(m.attributes))
+	b := &Batch{
+		BaseOffset:           m.offset,
+		Length:               int32(len(entry) - entryOverhead),
+		PartitionLeaderEpoch: -1,
+		Magic:                m.magic,
+		CRC:                  m.crc,
+		Attributes:           attrs,
+		BaseTimestamp:        m.timestamp,
+		MaxTimestamp:         m.timestamp,
+		ProducerID:           -1,
+		ProducerEpoch:        -1,
+		BaseSequence:         -1,
+		Raw:                  entry,
+		pos:                  pos,
+	}
+	codec := attrs.Codec()
+	if codec == CodecNone {
+		b.NumRecords = 1
+		b.legacy = []Record{{Offset: m.offset, Timestamp: m.timestamp, Key: m.key, Value: m.value, Attributes: m.attributes}}
+		return b, nil
+	}
+	if codec == CodecZstd || !codec.known() {
+		return nil, errAt(pos+legacyMagicPos+1, ErrUnknownCodec, "legacy attributes codec %d", codec)
+	}
+	inner, sentinel, cause := decompress(nil, codec, m.value, maxDecompressed)
+	if sentinel != nil {
+		return nil, &Error{Offset: pos, InnerOffset: -1, What: "legacy wrapper " + codec.String() + " value", Err: sentinel, Cause: cause}
+	}
+	if err := b.decodeInner(inner, m); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// decodeInner fills b's records from the wrapper's decompressed message set.
+func (b *Batch) decodeInner(inner []byte, wrapper legacyMessage) error {
+	innerErr := func(at int, sentinel error, what string) error {
+		e := errAt(b.pos, sentinel, "legacy inner %s", what)
+		e.InnerOffset = at
+		return e
+	}
+	for at := 0; at < len(inner); {
+		rest := inner[at:]
+		if len(rest) < minLegacyEntryV0 {
+			return innerErr(at, ErrTruncated, "message")
+		}
+		size := int32(binary.BigEndian.Uint32(rest[8:]))
+		if size < minLegacySizeV0 || int(size) > len(rest)-entryOverhead {
+			return innerErr(at+8, ErrInvalidLength, "message size")
+		}
+		m, d := decodeLegacyMessage(rest[:entryOverhead+int(size)])
+		if !d.ok() {
+			return innerErr(at+d.failPos, d.failErr, d.failWhat)
+		}
+		if m.magic > 1 || Attributes(uint8(m.attributes)).Codec() != CodecNone {
+			return innerErr(at+legacyMagicPos, ErrCorrupt, "message: nested compression or bad magic")
+		}
+		ts := m.timestamp
+		if wrapper.magic >= 1 && Attributes(uint8(wrapper.attributes)).TimestampType() == LogAppendTime {
+			ts = wrapper.timestamp
+		}
+		b.legacy = append(b.legacy, Record{Offset: m.offset, Timestamp: ts, Key: m.key, Value: m.value, Attributes: m.attributes})
+		at += entryOverhead + int(size)
+	}
+	if len(b.legacy) == 0 {
+		return innerErr(0, ErrInvalidLength, "message set is empty")
+	}
+	if wrapper.magic >= 1 {
+		// Relative inner offsets count back from the wrapper's, which is
+		// the last message's absolute offset.
+		shift := wrapper.offset - b.legacy[len(b.legacy)-1].Offset
+		for i := range b.legacy {
+			b.legacy[i].Offset += shift
+		}
+	}
+	first, last := b.legacy[0], b.legacy[len(b.legacy)-1]
+	b.BaseOffset = first.Offset
+	b.LastOffsetDelta = int32(last.Offset - first.Offset)
+	b.BaseTimestamp = first.Timestamp
+	b.NumRecords = int32(len(b.legacy))
+	return nil
+}
+
+// appendLegacyMessage encodes one message with the given offset.
+func appendLegacyMessage(dst []byte, magic int8, offset int64, attributes int8, timestamp int64, key, value []byte) []byte {
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(offset))
+	dst = binary.BigEndian.AppendUint32(dst, 0) // size, set below
+	dst = binary.BigEndian.AppendUint32(dst, 0) // crc, set below
+	dst = append(dst, byte(magic), byte(attributes))
+	if magic >= 1 {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(timestamp))
+	}
+	dst = appendInt32Bytes(dst, key)
+	dst = appendInt32Bytes(dst, value)
+	msg := dst[start:]
+	binary.BigEndian.PutUint32(msg[8:], uint32(len(msg)-entryOverhead))
+	binary.BigEndian.PutUint32(msg[legacyCRCPos:], crc32.ChecksumIEEE(msg[legacyMagicPos:]))
+	return dst
+}
+
+func appendInt32Bytes(dst, b []byte) []byte {
+	if b == nil {
+		return binary.BigEndian.AppendUint32(dst, 0xffffffff)
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(b)))
+	return append(dst, b...)
+}

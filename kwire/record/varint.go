@@ -1,0 +1,54 @@
+package record
+
+import "encoding/binary"
+
+// Kafka's varint and varlong are zig-zag encoded base-128 integers, the same
+// encoding as protobuf's sint32/sint64, which encoding/binary's Varint
+// functions implement. What binary does not check is the 5-byte cap on an
+// int32 varint, so readVarint adds it.
+
+const (
+	maxVarintLen  = 5
+	maxVarlongLen = binary.MaxVarintLen64
+)
+
+// readVarint decodes an int32 varint from b. n is the number of bytes read;
+// n == 0 means b ended first, n < 0 that the varint is too long or does not
+// fit an int32.
+func readVarint(b []byte) (v int32, n int) {
+	if len(b) > maxVarintLen {
+		b = b[:maxVarintLen]
+	}
+	x, n := binary.Varint(b)
+	if n == 0 && len(b) == maxVarintLen {
+		return 0, -1 // five continuation bytes: too long, not short
+	}
+	if n <= 0 {
+		return 0, n
+	}
+	if x < -1<<31 || x > 1<<31-1 {
+		return 0, -1
+	}
+	return int32(x), n
+}
+
+// readVarlong decodes an int64 varlong from b, with readVarint's n.
+func readVarlong(b []byte) (v int64, n int) {
+	return binary.Varint(b)
+}
+
+func appendVarint(dst []byte, v int32) []byte { return binary.AppendVarint(dst, int64(v)) }
+
+func appendVarlong(dst []byte, v int64) []byte { return binary.AppendVarint(dst, v) }
+
+// sizeVarlong is the encoded size of v; it serves int32 varints too, whose
+// zig-zag form is the same number.
+func sizeVarlong(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	n := 1
+	for u >= 0x80 {
+		u >>= 7
+		n++
+	}
+	return n
+}
