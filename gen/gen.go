@@ -1,0 +1,254 @@
+// Package gen generates kwire message structs from Apache Kafka's JSON
+// message definitions.
+//
+// Several schema directories can be merged, lowest precedence first: a
+// version is defined by the last directory whose schema lists it. That
+// lets Kafka's current schemas be combined with an older tree holding the
+// versions Kafka 4.0 removed. Each merged field is on the wire in exactly
+// the versions where its defining schema has it; CheckVersions proves it.
+//
+// The output is one Go file per API (request and response together), one
+// per header or data structure, and apis.go with the API table. Only
+// facts go into it (names, types, versions, defaults), never the schemas'
+// prose.
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Config says what to generate.
+type Config struct {
+	SchemaDirs  []string // lowest precedence first
+	Package     string   // Go package name of the output
+	KwireImport string   // import path of package kwire
+	Registry    bool     // also write apis.go (needs the hand-written API type)
+}
+
+// DefaultKwireImport is the import path of the codec package.
+const DefaultKwireImport = "github.com/kwirelabs/kwire/kwire"
+
+// Result is the generated package.
+type Result struct {
+	Files    map[string][]byte // file name -> contents
+	Messages []*Message        // merged, sorted by name
+	Warnings []Warning
+}
+
+type apiPair struct {
+	key                int
+	name               string // Kafka's name, e.g. ConsumerGroupHeartbeat
+	min, max, flexFrom int
+	req, resp          *Message
+}
+
+// MergeDirs loads the schema directories (lowest precedence first) and
+// merges every schema name across them.
+func MergeDirs(dirs []string) ([]*Message, []Warning, error) {
+	if len(dirs) == 0 {
+		return nil, nil, fmt.Errorf("no schema directories")
+	}
+	byName := map[string][]*Schema{}
+	for _, d := range dirs {
+		schemas, err := LoadDir(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range schemas {
+			byName[s.Name] = append(byName[s.Name], s)
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var msgs []*Message
+	var warnings []Warning
+	for _, n := range names {
+		m, w, err := Merge(byName[n])
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := m.CheckVersions(); err != nil {
+			return nil, nil, err
+		}
+		msgs = append(msgs, m)
+		warnings = append(warnings, w...)
+	}
+	return msgs, warnings, nil
+}
+
+// Generate merges the schemas and produces the Go files.
+func Generate(cfg Config) (*Result, error) {
+	if cfg.Package == "" {
+		return nil, fmt.Errorf("no package name")
+	}
+	if cfg.KwireImport == "" {
+		cfg.KwireImport = DefaultKwireImport
+	}
+	msgs, warnings, err := MergeDirs(cfg.SchemaDirs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Files: map[string][]byte{}, Messages: msgs, Warnings: warnings}
+
+	// Group into files: an API's request and response together.
+	type group struct {
+		base string
+		msgs []*Message
+	}
+	var groups []*group
+	byKey := map[int]*apiPair{}
+	for _, m := range msgs {
+		switch m.Type {
+		case "request", "response":
+			a := byKey[m.APIKey]
+			if a == nil {
+				a = &apiPair{key: m.APIKey}
+				byKey[m.APIKey] = a
+			}
+			suffix := "Request"
+			slot := &a.req
+			if m.Type == "response" {
+				suffix, slot = "Response", &a.resp
+			}
+			if *slot != nil {
+				return nil, fmt.Errorf("API key %d has two %ss: %s and %s", m.APIKey, m.Type, (*slot).Name, m.Name)
+			}
+			if !strings.HasSuffix(m.Name, suffix) || len(m.Name) == len(suffix) {
+				return nil, fmt.Errorf("%s %s: the name must end in %s", m.Type, m.Name, suffix)
+			}
+			*slot = m
+		default:
+			groups = append(groups, &group{base: fileBase(m.Name), msgs: []*Message{m}})
+		}
+	}
+	var apis []apiPair
+	for _, a := range byKey {
+		if a.req == nil || a.resp == nil {
+			return nil, fmt.Errorf("API key %d has a request or a response but not both", a.key)
+		}
+		a.name = strings.TrimSuffix(a.req.Name, "Request")
+		if rn := strings.TrimSuffix(a.resp.Name, "Response"); rn != a.name {
+			return nil, fmt.Errorf("API key %d: request %s and response %s do not match", a.key, a.req.Name, a.resp.Name)
+		}
+		rq, rs := a.req, a.resp
+		if rq.Min != rs.Min || rq.Max != rs.Max || !rq.Flexible.equal(rs.Flexible) {
+			return nil, fmt.Errorf("API %s: request (versions %d-%d, flexible %s) and response (versions %d-%d, flexible %s) disagree",
+				a.name, rq.Min, rq.Max, rq.Flexible.format(rq.Max), rs.Min, rs.Max, rs.Flexible.format(rs.Max))
+		}
+		a.min, a.max, a.flexFrom = rq.Min, rq.Max, -1
+		if lo, hi, _ := rq.Flexible.bounds(); lo >= 0 {
+			if hi != rq.Max {
+				return nil, fmt.Errorf("API %s: flexible versions %s do not run to the last version", a.name, rq.Flexible.format(rq.Max))
+			}
+			a.flexFrom = lo
+		}
+		apis = append(apis, *a)
+		groups = append(groups, &group{base: fileBase(a.name), msgs: []*Message{rq, rs}})
+	}
+	reserved := map[string]string{}
+	if cfg.Registry {
+		reserved["apis"] = "the API table"
+		reserved["registry"] = "the hand-written registry"
+		reserved["generate"] = "the go:generate file"
+	}
+	typeNames := map[string]string{}
+	if cfg.Registry {
+		for _, n := range []string{"API", "APIs", "Lookup"} {
+			typeNames[n] = "registry.go"
+		}
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].base < groups[j].base })
+	for _, g := range groups {
+		if what, ok := reserved[g.base]; ok {
+			return nil, fmt.Errorf("%s.go for %s would clash with %s", g.base, g.msgs[0].Name, what)
+		}
+		reserved[g.base] = g.msgs[0].Name
+		e := newEmitter(cfg.KwireImport, &res.Warnings)
+		for _, m := range g.msgs {
+			n, err := nameMessage(m)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range n.structs {
+				for _, name := range []string{s.name, "New" + s.name} {
+					if prev, dup := typeNames[name]; dup {
+						return nil, fmt.Errorf("Go name %s of %s is already used by %s", name, m.Name, prev)
+					}
+					typeNames[name] = m.Name
+				}
+			}
+			if err := e.message(n); err != nil {
+				return nil, err
+			}
+		}
+		out, err := e.file(cfg.Package, cfg.KwireImport)
+		if err != nil {
+			return nil, fmt.Errorf("%s.go: %v", g.base, err)
+		}
+		res.Files[g.base+".go"] = out
+	}
+	if cfg.Registry {
+		out, err := registry(cfg.Package, apis)
+		if err != nil {
+			return nil, err
+		}
+		res.Files["apis.go"] = out
+	}
+	return res, nil
+}
+
+// IsGenerated reports whether file contents start with Header.
+func IsGenerated(data []byte) bool {
+	return bytes.HasPrefix(data, []byte(Header+"\n"))
+}
+
+// WriteFiles writes the files into dir and removes the files there that
+// an earlier run generated but this one did not. It refuses to overwrite
+// a file it did not generate.
+func WriteFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	existing, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return err
+	}
+	for _, p := range existing {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, ours := files[filepath.Base(p)]
+		switch {
+		case ours && !IsGenerated(data):
+			return fmt.Errorf("%s exists and was not generated by kwire gen; not overwriting it", p)
+		case !ours && IsGenerated(data):
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[n]) {
+			continue
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
