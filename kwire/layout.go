@@ -1,0 +1,358 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Node is one piece of an encoded message as Layout shows it: where it
+// sits in the bytes, how long it is, its wire type and its value.
+type Node struct {
+	Name     string
+	Type     string
+	Value    string // empty for containers
+	Offset   int
+	Size     int
+	Children []*Node
+}
+
+// LayoutRequest encodes msg as a request frame and returns the frame and
+// its tree: the frame's size prefix, the request header and the body.
+func LayoutRequest(msg any, version int16, correlationID int32, clientID *string) ([]byte, *Node, error) {
+	frame, err := AppendRequest(nil, msg, version, correlationID, clientID)
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, _, err := messagePlan(msg, version, "layout")
+	if err != nil {
+		return nil, nil, err
+	}
+	info := infoFor(pl.typ).msg
+	hv := RequestHeaderVersion(info.apiKey, version, pl.flexible)
+	t := tracer{d: decoder{src: frame}}
+	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	root.Children = append(root.Children, t.frameNode())
+	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", hv))
+	t.fixed(hdr, "request_api_key", "int16", 2, fmt.Sprintf("%d", info.apiKey))
+	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(version)))
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(correlationID)))
+	if hv >= 1 {
+		o := op{name: "client_id", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
+		if err := t.value(hdr, &o, "client_id"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if hv >= 2 {
+		t.tags(hdr, &plan{flexible: true})
+	}
+	t.close(hdr)
+	root.Children = append(root.Children, hdr)
+	body, err := t.body(pl, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	root.Children = append(root.Children, body)
+	return frame, root, nil
+}
+
+// LayoutResponse is LayoutRequest for a response frame.
+func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node, error) {
+	frame, err := AppendResponse(nil, msg, version, correlationID)
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, _, err := messagePlan(msg, version, "layout")
+	if err != nil {
+		return nil, nil, err
+	}
+	hv := ResponseHeaderVersion(infoFor(pl.typ).msg.apiKey, pl.flexible)
+	t := tracer{d: decoder{src: frame}}
+	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	root.Children = append(root.Children, t.frameNode())
+	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", hv))
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(correlationID)))
+	if hv >= 1 {
+		t.tags(hdr, &plan{flexible: true})
+	}
+	t.close(hdr)
+	root.Children = append(root.Children, hdr)
+	body, err := t.body(pl, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	root.Children = append(root.Children, body)
+	return frame, root, nil
+}
+
+// tracer walks encoded bytes with a plan and records a node per value.
+// Layout is a debugging view, so it favours plain code over speed.
+type tracer struct{ d decoder }
+
+func (t *tracer) open(name, typ string) *Node { return &Node{Name: name, Type: typ, Offset: t.d.off} }
+
+func (t *tracer) close(n *Node) { n.Size = t.d.off - n.Offset }
+
+func (t *tracer) leaf(parent *Node, name, typ, value string, start int) {
+	parent.Children = append(parent.Children, &Node{Name: name, Type: typ, Value: value, Offset: start, Size: t.d.off - start})
+}
+
+func (t *tracer) frameNode() *Node {
+	n := t.open("Frame", "size-delimited")
+	size := int32(binary.BigEndian.Uint32(t.d.src))
+	t.fixed(n, "size", "int32", 4, strconv.Itoa(int(size)))
+	t.close(n)
+	return n
+}
+
+func (t *tracer) fixed(parent *Node, name, typ string, size int, value string) {
+	start := t.d.off
+	t.d.off += size
+	t.leaf(parent, name, typ, value, start)
+}
+
+func (t *tracer) body(pl *plan, version int16) (*Node, error) {
+	n := t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", version))
+	if err := t.structFields(n, pl); err != nil {
+		return nil, err
+	}
+	t.close(n)
+	return n, nil
+}
+
+func (t *tracer) structFields(n *Node, pl *plan) error {
+	for i := range pl.fields {
+		if err := t.value(n, &pl.fields[i], pl.fields[i].name); err != nil {
+			return err
+		}
+	}
+	if pl.flexible {
+		return t.tags(n, pl)
+	}
+	return nil
+}
+
+// tags records the tagged-field section; known fields get their own node.
+func (t *tracer) tags(parent *Node, pl *plan) error {
+	start := t.d.off
+	count, err := t.d.readUvarint()
+	if err != nil {
+		return err
+	}
+	if count == 0 {
+		t.leaf(parent, "tagged_fields", "uvarint", "0", start)
+		return nil
+	}
+	sec := &Node{Name: "tagged_fields", Type: "section", Offset: start}
+	t.leaf(sec, "count", "uvarint", strconv.Itoa(int(count)), start)
+	for i := uint32(0); i < count; i++ {
+		fs := t.d.off
+		tag, err := t.d.readUvarint()
+		if err != nil {
+			return err
+		}
+		size, err := t.d.readUvarint()
+		if err != nil {
+			return err
+		}
+		f := &Node{Name: fmt.Sprintf("tag %d", tag), Type: "tagged field", Offset: fs}
+		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, size), fs)
+		if o := pl.taggedOp(tag); o != nil {
+			if err := t.value(f, o, o.name); err != nil {
+				return err
+			}
+		} else {
+			vs := t.d.off
+			t.d.off += int(size)
+			t.leaf(f, "unknown", "bytes", fmt.Sprintf("%x", t.d.src[vs:t.d.off]), vs)
+		}
+		t.close(f)
+		sec.Children = append(sec.Children, f)
+	}
+	t.close(sec)
+	parent.Children = append(parent.Children, sec)
+	return nil
+}
+
+func (t *tracer) value(parent *Node, o *op, name string) error {
+	start := t.d.off
+	switch o.kind {
+	case kArray:
+		return t.array(parent, o, name)
+	case kStruct:
+		n := t.open(name, typeName(o.typ))
+		n.Value = "struct"
+		if err := t.structFields(n, o.sub); err != nil {
+			return err
+		}
+		t.close(n)
+		parent.Children = append(parent.Children, n)
+		return nil
+	case kStructPtr:
+		n := t.open(name, typeName(o.typ.Elem()))
+		if o.nullable {
+			marker := int8(t.d.src[t.d.off])
+			t.fixed(n, "present", "int8", 1, strconv.Itoa(int(marker)))
+			if marker < 0 {
+				n.Value = "null"
+				t.close(n)
+				parent.Children = append(parent.Children, n)
+				return nil
+			}
+		}
+		n.Value = "struct"
+		if err := t.structFields(n, o.sub); err != nil {
+			return err
+		}
+		t.close(n)
+		parent.Children = append(parent.Children, n)
+		return nil
+	}
+	scratch := reflect.New(o.typ)
+	if err := t.d.decodeValue(o, scratch.UnsafePointer()); err != nil {
+		return err
+	}
+	t.leaf(parent, name, o.wireTypeName(), describeValue(o, scratch.UnsafePointer(), t.d.src[start:t.d.off]), start)
+	return nil
+}
+
+func (t *tracer) array(parent *Node, o *op, name string) error {
+	n := t.open(name, "[]"+typeName(o.typ.Elem()))
+	start := t.d.off
+	count, err := t.d.readLength(o.compact, true, 1)
+	if err != nil {
+		return err
+	}
+	lenType, lenValue := "int32", strconv.Itoa(count)
+	if o.compact {
+		lenType, lenValue = "uvarint", fmt.Sprintf("%d (compact, n+1)", count+1)
+	}
+	t.leaf(n, "length", lenType, lenValue, start)
+	switch {
+	case count < 0:
+		n.Value = "null"
+	case count == 1:
+		n.Value = "1 element"
+	default:
+		n.Value = fmt.Sprintf("%d elements", count)
+	}
+	elemName := typeName(o.typ.Elem())
+	for i := 0; i < count; i++ {
+		label := fmt.Sprintf("%s[%d]", elemName, i)
+		if o.elem.kind == kStruct {
+			label = fmt.Sprintf("%s[%d]", name, i)
+		}
+		if err := t.value(n, o.elem, label); err != nil {
+			return err
+		}
+	}
+	t.close(n)
+	parent.Children = append(parent.Children, n)
+	return nil
+}
+
+func typeName(t reflect.Type) string {
+	if t == uuidType {
+		return "uuid"
+	}
+	return t.Name()
+}
+
+func (o *op) wireTypeName() string {
+	switch o.kind {
+	case kString:
+		return "string"
+	case kNullString:
+		return "nullable_string"
+	case kBytes:
+		if o.records {
+			return "records"
+		}
+		if o.nullable {
+			return "nullable_bytes"
+		}
+		return "bytes"
+	case kUvarint32:
+		return "uvarint"
+	}
+	return o.kind.String()
+}
+
+func describeValue(o *op, p unsafe.Pointer, raw []byte) string {
+	lenNote := func(n int) string {
+		if o.compact {
+			return fmt.Sprintf(" (compact, len+1=%d)", n+1)
+		}
+		if o.kind == kBytes {
+			return fmt.Sprintf(" (int32 len=%d)", n)
+		}
+		return fmt.Sprintf(" (int16 len=%d)", n)
+	}
+	switch o.kind {
+	case kString:
+		s := *(*string)(p)
+		return strconv.Quote(s) + lenNote(len(s))
+	case kNullString:
+		sp := *(**string)(p)
+		if sp == nil {
+			return "null"
+		}
+		return strconv.Quote(*sp) + lenNote(len(*sp))
+	case kBytes:
+		bs := *(*[]byte)(p)
+		if bs == nil {
+			return "null"
+		}
+		if o.records {
+			return fmt.Sprintf("%d bytes of record batches", len(bs)) + lenNote(len(bs))
+		}
+		shown := fmt.Sprintf("%x", bs)
+		if len(shown) > 32 {
+			shown = shown[:32] + "..."
+		}
+		return "0x" + shown + lenNote(len(bs))
+	case kUUID:
+		return (*(*UUID)(p)).String()
+	}
+	return fmt.Sprint(reflect.NewAt(o.typ, p).Elem().Interface())
+}
+
+// Format writes the tree as indented text, one node a line, with the
+// offset and size of each node.
+func (n *Node) Format() string {
+	var b strings.Builder
+	n.format(&b, "", "")
+	return b.String()
+}
+
+func (n *Node) format(b *strings.Builder, first, rest string) {
+	b.WriteString(first)
+	b.WriteString(n.Name)
+	b.WriteString(" ")
+	b.WriteString(n.Type)
+	if n.Value != "" {
+		b.WriteString(" = ")
+		b.WriteString(n.Value)
+	}
+	fmt.Fprintf(b, " [0x%04x, %dB]\n", n.Offset, n.Size)
+	for i, c := range n.Children {
+		if i == len(n.Children)-1 {
+			c.format(b, rest+"+-- ", rest+"    ")
+		} else {
+			c.format(b, rest+"+-- ", rest+"|   ")
+		}
+	}
+}
+
+// Walk calls fn for n and every node below it, depth first, in byte order.
+func (n *Node) Walk(fn func(*Node, int)) { n.walk(fn, 0) }
+
+func (n *Node) walk(fn func(*Node, int), depth int) {
+	fn(n, depth)
+	for _, c := range n.Children {
+		c.walk(fn, depth+1)
+	}
+}
