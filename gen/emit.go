@@ -366,7 +366,13 @@ func defaultLiteral(f *MField) (string, error) {
 	case "int8", "int16", "int32", "int64":
 		x, err := strconv.ParseInt(d, 0, bits[et])
 		if err != nil {
-			return "", fmt.Errorf("default %q: %v", d, err)
+			// Kafka allows a hex bit pattern, e.g. 0xffffffff for an int32.
+			u, uerr := strconv.ParseUint(d, 0, bits[et])
+			if uerr != nil || !strings.HasPrefix(strings.ToLower(d), "0x") {
+				return "", fmt.Errorf("default %q: %v", d, err)
+			}
+			x = int64(u) << (64 - bits[et]) >> (64 - bits[et])
+			d = strconv.FormatInt(x, 10)
 		}
 		if x == 0 {
 			return "", nil

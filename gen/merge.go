@@ -337,11 +337,13 @@ func (g *merger) mergeFields(srcs []src, where string, parent *MStruct, commons 
 		byName[f.Name] = append(byName[f.Name], f)
 		out = append(out, f)
 	}
+	done := map[string]bool{}
 	for _, f := range out {
 		fs := byName[f.Name]
-		if len(fs) < 2 || fs[0] != f {
+		if len(fs) < 2 || done[f.Name] {
 			continue
 		}
+		done[f.Name] = true
 		// Same name, different types: the one reaching the highest
 		// version keeps the name, the others get a suffix naming their
 		// first version.

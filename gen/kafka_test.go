@@ -1,0 +1,155 @@
+package gen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// The schema trees the messages package is generated from, relative to
+// this directory, lowest precedence first (as in messages/generate.go).
+var kafkaDirs = []string{"../../shared/kafka-schemas-legacy", "../../shared/kafka-schemas"}
+
+func needKafkaSchemas(t *testing.T) {
+	t.Helper()
+	for _, d := range kafkaDirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Skipf("Kafka schemas not found at %s (they are input data, not part of the repository); skipping", d)
+		}
+	}
+}
+
+// The committed messages package must be exactly what the generator
+// makes from the schemas: this is the drift check. Run `go generate
+// ./messages` after changing the generator.
+func TestMessagesPackageUpToDate(t *testing.T) {
+	needKafkaSchemas(t)
+	res, err := Generate(Config{SchemaDirs: kafkaDirs, Package: "messages", KwireImport: DefaultKwireImport, Registry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		t.Logf("warning: %s", w)
+	}
+	const dir = "../messages"
+	for name, want := range res.Files {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v (run go generate ./messages)", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("messages/%s differs from the generator's output (run go generate ./messages)", name)
+		}
+	}
+	onDisk, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, p := range onDisk {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := res.Files[filepath.Base(p)]; !ok && IsGenerated(data) {
+			t.Errorf("messages/%s is a generated file the generator no longer makes", filepath.Base(p))
+		}
+	}
+}
+
+// Every merged message, seen at each version, equals the schema that
+// defines that version; and the merge covers what Kafka 4.0 removed.
+func TestKafkaMergeEveryVersion(t *testing.T) {
+	needKafkaSchemas(t)
+	msgs, warnings, err := MergeDirs(kafkaDirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("unexpected warnings: %v", warnings)
+	}
+	byName := map[string]*Message{}
+	pairs, apis := 0, map[int]bool{}
+	for _, m := range msgs {
+		byName[m.Name] = m
+		if err := m.CheckVersions(); err != nil {
+			t.Error(err)
+		}
+		if m.Type == "request" {
+			apis[m.APIKey] = true
+			pairs += m.Max - m.Min + 1
+		}
+	}
+	keys := make([]int, 0, len(apis))
+	for k := range apis {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	if len(keys) != 90 || keys[0] != 0 || keys[89] != 89 {
+		t.Errorf("API keys %v, want 0-89", keys)
+	}
+	t.Logf("%d APIs, %d (API, version) pairs", len(keys), pairs)
+
+	for _, c := range []struct {
+		name     string
+		min, max int
+		// a field path and the versions it must be in
+		path     []string
+		versions string
+	}{
+		{"ProduceRequest", 0, 12, []string{"TopicData", "PartitionData", "Records"}, "0+"},
+		{"FetchRequest", 0, 17, []string{"ReplicaId"}, "0-14"},
+		{"MetadataRequest", 0, 13, []string{"AllowAutoTopicCreation"}, "4+"},
+		{"ListOffsetsRequest", 0, 10, []string{"Topics", "Partitions", "MaxNumOffsets"}, "0"},
+		{"ListOffsetsResponse", 0, 10, []string{"Topics", "Partitions", "OldStyleOffsets"}, "0"},
+		{"OffsetCommitRequest", 0, 9, []string{"Topics", "Partitions", "CommitTimestamp"}, "1"},
+		{"DescribeConfigsResponse", 0, 4, []string{"Results", "Configs", "IsDefault"}, "0"},
+		{"ConsumerGroupHeartbeatRequest", 0, 1, []string{"SubscribedTopicRegex"}, "1+"},
+		{"VoteRequest", 0, 2, []string{"Topics", "Partitions", "ReplicaEpoch"}, "0+"},
+		{"RequestHeader", 0, 2, []string{"ClientId"}, "1+"},
+	} {
+		m := byName[c.name]
+		if m == nil {
+			t.Errorf("%s missing", c.name)
+			continue
+		}
+		if m.Min != c.min || m.Max != c.max {
+			t.Errorf("%s: versions %d-%d, want %d-%d", c.name, m.Min, m.Max, c.min, c.max)
+		}
+		f := findField(m, c.path...)
+		if f == nil {
+			t.Errorf("%s: no field %v", c.name, c.path)
+			continue
+		}
+		if got := f.Present.format(m.Max); got != c.versions {
+			t.Errorf("%s.%v: versions %s, want %s", c.name, c.path, got, c.versions)
+		}
+	}
+	// VoteRequest's pre-rename field names come only from legacy versions
+	// that the newer tree also defines, so they must not appear.
+	for _, name := range []string{"CandidateEpoch", "CandidateId", "CandidateDirectoryId"} {
+		if findField(byName["VoteRequest"], "Topics", "Partitions", name) != nil {
+			t.Errorf("VoteRequest has the legacy field %s", name)
+		}
+	}
+}
+
+// findField follows a path of schema field names into nested structs.
+func findField(m *Message, path ...string) *MField {
+	fields := m.Fields
+	var f *MField
+	for _, name := range path {
+		f = nil
+		for _, g := range fields {
+			if g.Name == name {
+				f = g
+			}
+		}
+		if f == nil {
+			return nil
+		}
+		if f.Struct != nil {
+			fields = f.Struct.Fields
+		}
+	}
+	return f
+}
