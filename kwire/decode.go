@@ -267,6 +267,11 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 		*h = sliceHeader{}
 		return nil
 	}
+	if n == 0 {
+		// Empty, not null: a non-nil slice that points at no storage.
+		*h = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+		return nil
+	}
 	if e.kind == kInt32 {
 		if len(d.int32s) < n {
 			d.int32s = make([]int32, max(n, min(int32Chunk, d.remaining()/4)))
@@ -369,6 +374,10 @@ func (pl *plan) taggedOp(t uint32) *op {
 	}
 	return nil
 }
+
+// zeroSizedValue gives empty slices a non-nil data pointer, as
+// make([]T, 0) does, so that they stay distinct from null.
+var zeroSizedValue [0]byte
 
 // minWire is the fewest bytes one value of this op takes on the wire.
 func (o *op) minWire() int {

@@ -1,0 +1,189 @@
+package kwire
+
+import (
+	"math"
+	"math/rand"
+	"reflect"
+	"unsafe"
+)
+
+// RandomOptions bounds FillRandom.
+type RandomOptions struct {
+	MaxLen   int // longest array, string or byte slice; 0 means 8
+	MaxDepth int // deepest nesting of structs before arrays stay empty; 0 means 4
+}
+
+// FillRandom sets msg (a pointer to a message struct) to a random legal
+// instance at version, for property tests and fuzzing: nulls only where the
+// version allows them, empty and long values, edge-case numbers, tagged
+// fields sometimes set, unknown tagged fields sometimes present. Fields the
+// version lacks hold their defaults, as Unmarshal leaves them, so a
+// round trip gives back an equal value.
+func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error {
+	rv := reflect.ValueOf(msg)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return &Error{Op: "fill", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	}
+	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
+	if err != nil {
+		return err
+	}
+	if opts.MaxLen <= 0 {
+		opts.MaxLen = 8
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = 4
+	}
+	rv.Elem().SetZero()
+	f := randomFiller{r: r, opts: opts}
+	f.fillStruct(pl, rv.UnsafePointer(), 0)
+	return nil
+}
+
+type randomFiller struct {
+	r    *rand.Rand
+	opts RandomOptions
+}
+
+func (f *randomFiller) chance(n int) bool { return f.r.Intn(n) == 0 }
+
+func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
+	applyDefaults(pl.defaults, p)
+	for i := range pl.fields {
+		f.fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
+	}
+	if !pl.flexible {
+		return
+	}
+	for i := range pl.tagged {
+		o := &pl.tagged[i]
+		if !f.chance(2) {
+			continue
+		}
+		fp := fieldPtr(p, o.offset)
+		f.fillValue(o, fp, depth)
+		if isDefault(o, fp) {
+			// Not written, so decoded as the default itself: store that
+			// (an empty slice would come back nil).
+			reflect.NewAt(o.typ, fp).Elem().SetZero()
+			if o.nonZeroDefault {
+				setDefault(o, fp)
+			}
+		}
+	}
+	if pl.hasUnknown && f.chance(4) {
+		// Unknown tags sit above every tag the struct declares.
+		next := uint32(0)
+		for _, o := range pl.tagged {
+			next = max(next, o.tag+1)
+		}
+		for _, t := range pl.inactiveTags {
+			next = max(next, t+1)
+		}
+		var tags UnknownTags
+		for n := 1 + f.r.Intn(2); n > 0; n-- {
+			next += uint32(f.r.Intn(200))
+			tags = append(tags, TaggedField{Tag: next, Data: f.bytes(f.r.Intn(f.opts.MaxLen + 1))})
+			next++
+		}
+		*(*UnknownTags)(fieldPtr(p, pl.unknownOff)) = tags
+	}
+}
+
+func (f *randomFiller) fillValue(o *op, fp unsafe.Pointer, depth int) {
+	maybeNull := o.nullable && f.chance(4)
+	switch o.kind {
+	case kInt8:
+		*(*int8)(fp) = int8(f.integer(8))
+	case kInt16:
+		*(*int16)(fp) = int16(f.integer(16))
+	case kUint16:
+		*(*uint16)(fp) = uint16(f.integer(16))
+	case kInt32, kVarint, kUvarint32:
+		*(*int32)(fp) = int32(f.integer(32))
+	case kUint32, kUvarint:
+		*(*uint32)(fp) = uint32(f.integer(32))
+	case kInt64, kVarlong:
+		*(*int64)(fp) = f.integer(64)
+	case kFloat64:
+		*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
+	case kBool:
+		*(*bool)(fp) = f.chance(2)
+	case kUUID:
+		f.r.Read((*UUID)(fp)[:])
+	case kString:
+		*(*string)(fp) = f.str()
+	case kNullString:
+		if !maybeNull {
+			s := f.str()
+			*(**string)(fp) = &s
+		}
+	case kBytes:
+		switch {
+		case maybeNull:
+		case o.records && f.chance(2):
+			*(*[]byte)(fp) = EmptyRecordBatch()
+		default:
+			*(*[]byte)(fp) = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
+		}
+	case kArray:
+		if maybeNull {
+			return
+		}
+		n := f.r.Intn(f.opts.MaxLen + 1)
+		if depth >= f.opts.MaxDepth {
+			n = 0
+		}
+		s := reflect.MakeSlice(o.typ, n, n)
+		*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+		for i := 0; i < n; i++ {
+			f.fillValue(o.elem, unsafe.Add(s.UnsafePointer(), uintptr(i)*o.elemSize), depth+1)
+		}
+	case kStruct:
+		f.fillStruct(o.sub, fp, depth+1)
+	case kStructPtr:
+		if maybeNull || (o.nullable && depth >= f.opts.MaxDepth) {
+			return
+		}
+		sp := reflect.New(o.sub.typ).UnsafePointer()
+		*(*unsafe.Pointer)(fp) = sp
+		f.fillStruct(o.sub, sp, depth+1)
+	}
+}
+
+// integer favours the values that break codecs: zero, -1, the extremes.
+func (f *randomFiller) integer(bits uint) int64 {
+	lo, hi := int64(-1)<<(bits-1), int64(1)<<(bits-1)-1
+	if bits == 64 {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
+	switch f.r.Intn(6) {
+	case 0:
+		return 0
+	case 1:
+		return -1
+	case 2:
+		return lo
+	case 3:
+		return hi
+	default:
+		return int64(f.r.Uint64()) >> (64 - bits)
+	}
+}
+
+func (f *randomFiller) str() string {
+	const alphabet = "abcXYZ019-._ é☃"
+	runes := []rune(alphabet)
+	n := f.r.Intn(f.opts.MaxLen + 1)
+	out := make([]rune, n)
+	for i := range out {
+		out[i] = runes[f.r.Intn(len(runes))]
+	}
+	return string(out)
+}
+
+func (f *randomFiller) bytes(n int) []byte {
+	b := make([]byte, n)
+	f.r.Read(b)
+	return b
+}
