@@ -436,7 +436,11 @@ func (e *emitter) file(pkg, kwireImport string) ([]byte, error) {
 }
 
 func newEmitter(kwireImport string, warnings *[]Warning) *emitter {
-	return &emitter{kw: path.Base(kwireImport), warnings: warnings}
+	kw := path.Base(kwireImport)
+	if len(kw) > 1 && kw[0] == 'v' && strings.Trim(kw[1:], "0123456789") == "" {
+		kw = path.Base(path.Dir(kwireImport)) // a major-version suffix: .../kwire/v2
+	}
+	return &emitter{kw: kw, warnings: warnings}
 }
 
 // registry writes apis.go: the API table.
@@ -446,6 +450,9 @@ func registry(pkg string, apis []apiPair) ([]byte, error) {
 	fmt.Fprintf(&b, "%s\n\npackage %s\n\nvar apis = []API{\n", Header, pkg)
 	for _, a := range apis {
 		fmt.Fprintf(&b, "{Key: %d, Name: %q, MinVersion: %d, MaxVersion: %d, FlexibleFrom: %d,\n", a.key, a.name, a.min, a.max, a.flexFrom)
+		if a.req.Unstable || a.resp.Unstable {
+			b.WriteString("LatestVersionUnstable: true,\n")
+		}
 		fmt.Fprintf(&b, "NewRequest: func() any { return new(%s) },\n", GoName(a.req.Name))
 		fmt.Fprintf(&b, "NewResponse: func() any { return new(%s) }},\n", GoName(a.resp.Name))
 	}

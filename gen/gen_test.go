@@ -423,3 +423,13 @@ func TestWriteFiles(t *testing.T) {
 		t.Error("overwrote a hand-written file")
 	}
 }
+
+func TestKwireImportQualifier(t *testing.T) {
+	dir := writeSchemas(t, map[string]string{"X": `{"type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "0+",
+		"fields": [{ "name": "Id", "type": "uuid", "versions": "0+" }]}`})
+	res, err := Generate(Config{SchemaDirs: []string{dir}, Package: "p", KwireImport: "example.com/kwire/v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, res, "x.go", `import "example.com/kwire/v2"`, "ID kwire.UUID", "UnknownTags kwire.UnknownTags")
+}

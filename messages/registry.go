@@ -12,7 +12,10 @@ type API struct {
 	MinVersion, MaxVersion int16
 	// FlexibleFrom is the first flexible version of both request and
 	// response, or -1 if the API has none.
-	FlexibleFrom            int16
+	FlexibleFrom int16
+	// LatestVersionUnstable says the schema marks MaxVersion unstable
+	// (still under development; brokers do not offer it by default).
+	LatestVersionUnstable   bool
 	NewRequest, NewResponse func() any // pointers to new zero structs
 }
 

@@ -59,6 +59,12 @@ func TestAPIVersions(t *testing.T) {
 				c.key, a.Name, a.MinVersion, a.MaxVersion, a.FlexibleFrom, c.name, c.min, c.max, c.flexibleFrom)
 		}
 	}
+	if a, _ := Lookup(78); a.Name != "ShareFetch" || !a.LatestVersionUnstable {
+		t.Errorf("ShareFetch: %+v, want LatestVersionUnstable", a)
+	}
+	if a, _ := Lookup(0); a.LatestVersionUnstable {
+		t.Error("Produce marked unstable")
+	}
 	if a, _ := Lookup(5); a.FlexibleFrom != 2 || !a.IsFlexible(2) || a.IsFlexible(1) {
 		t.Errorf("StopReplica flexible from %d", a.FlexibleFrom)
 	}
