@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,7 @@ type goStruct struct {
 	name string
 	top  *Message // set for the top-level struct of a message
 	ms   *MStruct // set for nested structs
-	uses []string // "Parent.Field" for inline structs
-	elem bool     // inline struct used as an array element
+	uses []string // inline structs: "an element of P.F", "the type of P.F"
 }
 
 // naming holds the type names of one message's structs.
@@ -64,11 +64,7 @@ func nameMessage(m *Message) (*naming, error) {
 	}
 	// Group by schema name; identical definitions share one type.
 	groups := map[string][]*MStruct{}
-	var order []string
 	for _, ms := range all {
-		if _, ok := groups[ms.SchemaName]; !ok {
-			order = append(order, ms.SchemaName)
-		}
 		groups[ms.SchemaName] = append(groups[ms.SchemaName], ms)
 	}
 	sigs := map[*MStruct]string{}
@@ -103,8 +99,14 @@ func nameMessage(m *Message) (*naming, error) {
 			if ms.parent != nil {
 				parent = n.byMS[ms.parent].name
 			}
-			rep.uses = append(rep.uses, parent+"."+ms.field.goFieldName())
-			_, rep.elem = elemType(ms.field.Type)
+			use := "the type of "
+			if _, arr := elemType(ms.field.Type); arr {
+				use = "an element of "
+			}
+			use += parent + "." + ms.field.goFieldName()
+			if !slices.Contains(rep.uses, use) {
+				rep.uses = append(rep.uses, use)
+			}
 		}
 	}
 	names := map[string]bool{}
@@ -134,10 +136,9 @@ func (f *MField) goFieldName() string { return GoName(f.Name) + f.suffix }
 
 // emitter writes one Go file.
 type emitter struct {
-	buf      bytes.Buffer
-	kw       string // qualifier of the kwire package
-	usesKW   bool
-	warnings *[]Warning
+	buf    bytes.Buffer
+	kw     string // qualifier of the kwire package
+	usesKW bool
 }
 
 func (e *emitter) p(format string, args ...any) { fmt.Fprintf(&e.buf, format, args...) }
@@ -199,13 +200,10 @@ func (e *emitter) goStruct(n *naming, g *goStruct) error {
 		e.p("%s\n", m.docText(g.name))
 		fields = m.Fields
 	} else {
-		switch {
-		case g.ms.Common:
+		if g.ms.Common {
 			e.p("// %s is a common struct of %s.\n", g.name, n.top)
-		case g.elem:
-			e.p("// %s is an element of %s.\n", g.name, strings.Join(g.uses, " and "))
-		default:
-			e.p("// %s is the type of %s.\n", g.name, strings.Join(g.uses, " and "))
+		} else {
+			e.p("// %s is %s.\n", g.name, strings.Join(g.uses, " and "))
 		}
 		fields = g.ms.Fields
 	}
@@ -221,7 +219,8 @@ func (e *emitter) goStruct(n *naming, g *goStruct) error {
 	names := map[string]bool{}
 	for _, f := range fields {
 		name := f.goFieldName()
-		if names[name] || name == "UnknownTags" && flexible || name == "_" {
+		// Default is the generated method; UnknownTags the trailing field.
+		if names[name] || name == "UnknownTags" && flexible || name == "Default" {
 			return fmt.Errorf("%s: field name %s is taken", g.name, name)
 		}
 		names[name] = true
@@ -435,12 +434,12 @@ func (e *emitter) file(pkg, kwireImport string) ([]byte, error) {
 	return out, nil
 }
 
-func newEmitter(kwireImport string, warnings *[]Warning) *emitter {
+func newEmitter(kwireImport string) *emitter {
 	kw := path.Base(kwireImport)
 	if len(kw) > 1 && kw[0] == 'v' && strings.Trim(kw[1:], "0123456789") == "" {
 		kw = path.Base(path.Dir(kwireImport)) // a major-version suffix: .../kwire/v2
 	}
-	return &emitter{kw: kw, warnings: warnings}
+	return &emitter{kw: kw}
 }
 
 // registry writes apis.go: the API table.

@@ -171,7 +171,7 @@ func Generate(cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%s.go for %s would clash with %s", g.base, g.msgs[0].Name, what)
 		}
 		reserved[g.base] = g.msgs[0].Name
-		e := newEmitter(cfg.KwireImport, &res.Warnings)
+		e := newEmitter(cfg.KwireImport)
 		for _, m := range g.msgs {
 			n, err := nameMessage(m)
 			if err != nil {

@@ -273,7 +273,7 @@ func TestSameStructNameDifferentFields(t *testing.T) {
 		"Items []FooRequestTopicItem `kafka:\"v=0+\"`",
 		"Items []FooRequestGroupItem `kafka:\"v=0+\"`",
 		// Identical definitions share one type.
-		"// FooRequestTopicItem is an element of FooRequestTopic.Items and FooRequestMore.Items.",
+		"// FooRequestTopicItem is an element of FooRequestTopic.Items and an element of FooRequestMore.Items.",
 	)
 	mustNotContain(t, res, "foo.go", "FooRequestMoreItem")
 }
@@ -432,4 +432,14 @@ func TestKwireImportQualifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, res, "x.go", `import "example.com/kwire/v2"`, "ID kwire.UUID", "UnknownTags kwire.UnknownTags")
+}
+
+func TestReservedFieldNames(t *testing.T) {
+	for _, name := range []string{"Default", "UnknownTags"} {
+		dir := writeSchemas(t, map[string]string{"X": `{"type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "0+",
+			"fields": [{ "name": "` + name + `", "type": "int8", "versions": "0+" }]}`})
+		if _, err := Generate(Config{SchemaDirs: []string{dir}, Package: "p"}); err == nil || !strings.Contains(err.Error(), "taken") {
+			t.Errorf("field %s: err = %v", name, err)
+		}
+	}
 }

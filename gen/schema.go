@@ -163,16 +163,15 @@ func (s *Schema) prepare() error {
 		}
 		s.commons[c.Name] = c
 	}
-	inline := map[string]bool{}
 	for _, c := range s.CommonStructs {
-		if err := s.prepareFields(c.Fields, c.Name, inline); err != nil {
+		if err := s.prepareFields(c.Fields, c.Name); err != nil {
 			return err
 		}
 	}
-	return s.prepareFields(s.Fields, s.Name, inline)
+	return s.prepareFields(s.Fields, s.Name)
 }
 
-func (s *Schema) prepareFields(fields []*Field, where string, inline map[string]bool) error {
+func (s *Schema) prepareFields(fields []*Field, where string) error {
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if f.Name == "" {
@@ -240,8 +239,7 @@ func (s *Schema) prepareFields(fields []*Field, where string, inline map[string]
 			if s.commons[et] != nil {
 				return fmt.Errorf("%s: struct %s is both inline and common", path, et)
 			}
-			inline[et] = true
-			if err := s.prepareFields(f.Fields, path, inline); err != nil {
+			if err := s.prepareFields(f.Fields, path); err != nil {
 				return err
 			}
 		case s.commons[et] != nil:
