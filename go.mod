@@ -9,4 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/leanovate/gopter v0.2.11 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

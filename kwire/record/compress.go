@@ -20,7 +20,9 @@ import (
 const DefaultMaxDecompressedSize = 64 << 20
 
 // zstdMaxWindow bounds the history a zstd frame may ask the decoder to keep;
-// Kafka's producers use levels whose windows are a few MiB.
+// Kafka's producers use levels whose windows are a few MiB. The decoder
+// allocates the window a frame declares, so it is also capped by the
+// decompression limit: a 500-byte frame must not make us allocate 64 MiB.
 const zstdMaxWindow = 64 << 20
 
 // Compress appends src compressed with codec to dst, in the form Kafka's Java
@@ -81,7 +83,7 @@ func decompress(dst []byte, codec Codec, src []byte, limit int) (out []byte, sen
 	switch {
 	case err == nil:
 		return out, nil, nil
-	case errors.Is(err, errLimit):
+	case errors.Is(err, errLimit), errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
 		return dst, ErrTooLarge, nil
 	case errors.Is(err, errSnappyTruncated):
 		return dst, ErrTruncated, err
@@ -168,7 +170,7 @@ func newZstdEncoder() *zstd.Encoder {
 func newZstdReader() any {
 	// Concurrency 1 decodes synchronously: no goroutines outlive a pooled
 	// decoder.
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderLowmem(true))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		panic("record: zstd decoder: " + err.Error()) // only on bad options
 	}
@@ -236,7 +238,8 @@ func decompressZstd(dst, src []byte, limit int) ([]byte, error) {
 	// A bytes.Reader, unlike a bytes.Buffer, keeps the decoder on its
 	// streaming path, where readLimited's guard applies; given a Buffer
 	// it would decode the whole frame in one go.
-	if err := d.Reset(bytes.NewReader(src)); err != nil {
+	window := uint64(min(max(limit, zstd.MinWindowSize), zstdMaxWindow))
+	if err := d.ResetWithOptions(bytes.NewReader(src), zstd.WithDecoderMaxWindow(window)); err != nil {
 		zstdReaders.Put(d)
 		return dst, err
 	}

@@ -88,7 +88,7 @@ func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if len(out) != n || (n > 0 && &out[0] != &dst[len(dst):len(dst)+n][0]) {
+	if len(out) != n || (n > 0 && &out[0] != &dst[len(dst) : len(dst)+n][0]) {
 		return dst, errors.New("snappy decoded length disagrees with its header")
 	}
 	return dst[:len(dst)+n], nil
