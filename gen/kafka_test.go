@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +12,11 @@ import (
 // The schema trees the messages package is generated from, relative to
 // this directory, lowest precedence first (as in messages/generate.go).
 var kafkaDirs = []string{"../../shared/kafka-schemas-legacy", "../../shared/kafka-schemas"}
+
+// -update rewrites messages/ instead of comparing with it. Unlike `go
+// generate ./messages` it works even when messages/ does not compile (the
+// kwire command imports it).
+var update = flag.Bool("update", false, "regenerate ../messages from the Kafka schemas")
 
 func needKafkaSchemas(t *testing.T) {
 	t.Helper()
@@ -34,6 +40,11 @@ func TestMessagesPackageUpToDate(t *testing.T) {
 		t.Logf("warning: %s", w)
 	}
 	const dir = "../messages"
+	if *update {
+		if err := WriteFiles(dir, res.Files); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for name, want := range res.Files {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
