@@ -42,37 +42,61 @@ func appendXerialSnappy(dst, src []byte) []byte {
 }
 
 // decodeSnappy appends the decoded form of xerial-framed or raw snappy src.
-// Each block states its decoded length up front, so the limit is checked
-// before anything is allocated.
+// Each block states its decoded length up front, so the limit is checked,
+// and the output allocated once, before anything is decoded.
 func decodeSnappy(dst, src []byte, limit int) ([]byte, error) {
-	start := len(dst)
-	if !bytes.HasPrefix(src, xerialMagic) {
+	switch {
+	case len(src) == 0:
+		return dst, nil // how some writers (franz-go) compress nothing
+	case !bytes.HasPrefix(src, xerialMagic):
 		return appendSnappyBlock(dst, src, limit)
 	}
+	total := 0
+	err := forEachXerialBlock(src, func(block []byte) error {
+		n, err := snappy.DecodedLen(block)
+		if err != nil {
+			return err
+		}
+		if total += n; total > limit {
+			return errLimit
+		}
+		return nil
+	})
+	if err != nil {
+		return dst, err
+	}
+	dst = slices.Grow(dst, total)
+	err = forEachXerialBlock(src, func(block []byte) error {
+		dst, err = appendSnappyBlock(dst, block, limit)
+		return err
+	})
+	return dst, err
+}
+
+// forEachXerialBlock calls fn with each raw snappy block of a xerial stream.
+func forEachXerialBlock(src []byte, fn func(block []byte) error) error {
 	for len(src) > 0 {
 		// xerial's reader accepts concatenated streams, each with a header.
 		if bytes.HasPrefix(src, xerialMagic) {
 			if len(src) < xerialHeaderLen {
-				return dst, errSnappyTruncated
+				return errSnappyTruncated
 			}
 			src = src[xerialHeaderLen:]
 			continue
 		}
 		if len(src) < 4 {
-			return dst, errSnappyTruncated
+			return errSnappyTruncated
 		}
 		n := binary.BigEndian.Uint32(src)
 		if uint64(n) > uint64(len(src)-4) {
-			return dst, errSnappyTruncated
+			return errSnappyTruncated
 		}
-		var err error
-		dst, err = appendSnappyBlock(dst, src[4:4+n], limit-(len(dst)-start))
-		if err != nil {
-			return dst, err
+		if err := fn(src[4 : 4+n]); err != nil {
+			return err
 		}
 		src = src[4+n:]
 	}
-	return dst, nil
+	return nil
 }
 
 func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {

@@ -1,6 +1,9 @@
 package record
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // Kafka's varint and varlong are zig-zag encoded base-128 integers, the same
 // encoding as protobuf's sint32/sint64, which encoding/binary's Varint
@@ -14,26 +17,33 @@ const (
 
 // readVarint decodes an int32 varint from b. n is the number of bytes read;
 // n == 0 means b ended first, n < 0 that the varint is too long or does not
-// fit an int32.
+// fit an int32. Most varints in a batch are one byte, hence the loop of its
+// own rather than binary.Varint.
 func readVarint(b []byte) (v int32, n int) {
-	if len(b) > maxVarintLen {
-		b = b[:maxVarintLen]
+	var u uint64
+	for i := range maxVarintLen {
+		if i == len(b) {
+			return 0, 0
+		}
+		c := b[i]
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			if u > math.MaxUint32 {
+				return 0, -1
+			}
+			return unzigzag32(uint32(u)), i + 1
+		}
 	}
-	x, n := binary.Varint(b)
-	if n == 0 && len(b) == maxVarintLen {
-		return 0, -1 // five continuation bytes: too long, not short
-	}
-	if n <= 0 {
-		return 0, n
-	}
-	if x < -1<<31 || x > 1<<31-1 {
-		return 0, -1
-	}
-	return int32(x), n
+	return 0, -1
 }
+
+func unzigzag32(u uint32) int32 { return int32(u>>1) ^ -int32(u&1) }
 
 // readVarlong decodes an int64 varlong from b, with readVarint's n.
 func readVarlong(b []byte) (v int64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return int64(unzigzag32(uint32(b[0]))), 1
+	}
 	return binary.Varint(b)
 }
 
