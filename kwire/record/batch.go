@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 )
 
 // RecordBatch v2 header layout. Every entry of a record set, whatever its
@@ -61,11 +62,11 @@ type Batch struct {
 // LastOffset is the offset of the batch's last record.
 func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
 
-// Records decodes all the batch's records. Keys and values alias the input
-// (or, for a compressed batch, its decompressed buffer).
+// Records decodes all the batch's records into a new slice. Keys and values
+// alias the input (or, for a compressed batch, its decompressed buffer).
 func (b *Batch) Records() ([]Record, error) {
 	if b.Magic < 2 {
-		return b.legacy, nil
+		return slices.Clone(b.legacy), nil
 	}
 	out := make([]Record, 0, b.NumRecords) // NumRecords was checked against the bytes
 	it := b.Iter()

@@ -48,6 +48,7 @@ func Compress(dst []byte, codec Codec, src []byte) ([]byte, error) {
 // ErrTooLarge as soon as more than limit bytes come out (limit <= 0 means
 // DefaultMaxDecompressedSize); memory use stays within about twice the
 // output actually produced. Snappy input may be xerial-framed or raw.
+// Errors are *Error with Offset 0: the position is the caller's to know.
 func Decompress(dst []byte, codec Codec, src []byte, limit int) ([]byte, error) {
 	out, sentinel, cause := decompress(dst, codec, src, limit)
 	if sentinel != nil {

@@ -91,7 +91,6 @@ func (it *RecordIter) decodeV2() bool {
 	// caught inside it rather than read from the next record.
 	all := d.b
 	d.b = all[:d.pos+int(length)]
-	defer func() { d.b = all }()
 	r.Attributes = d.int8("attributes")
 	tsDelta := d.varlong("timestamp delta")
 	offsetDelta := d.varint("offset delta")
@@ -118,6 +117,7 @@ func (it *RecordIter) decodeV2() bool {
 	if d.ok() && d.pos != len(d.b) {
 		d.fail(lenPos, ErrInvalidLength, "length (does not match its fields)")
 	}
+	d.b = all
 	if !d.ok() {
 		return false
 	}
