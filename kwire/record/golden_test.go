@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -103,6 +104,20 @@ func TestEmptyBatchIs61Bytes(t *testing.T) {
 	bs, _, err := ReadBatches(got)
 	if err != nil || len(bs) != 1 || bs[0].NumRecords != 0 {
 		t.Fatalf("read back: %v %v", bs, err)
+	}
+}
+
+// The codec's smallest-instance batch (every field zero) reads as an empty
+// batch too.
+func TestReadsCodecEmptyBatch(t *testing.T) {
+	data := kwire.EmptyRecordBatch()
+	r := NewReader(data)
+	b, err := r.Next()
+	if err != nil || b.NumRecords != 0 || b.ProducerID != 0 || r.Offset() != 61 {
+		t.Fatalf("batch %+v, err %v, offset %d", b, err, r.Offset())
+	}
+	if _, err := r.Next(); err != io.EOF || r.Partial() {
+		t.Fatalf("after the batch: %v, partial %v", err, r.Partial())
 	}
 }
 
