@@ -2,7 +2,10 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"hash/crc32"
 	"io"
 	"strings"
 	"testing"
@@ -318,4 +321,45 @@ func readAllOrFail(t *testing.T, r io.Reader) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func TestXXH32Short(t *testing.T) {
+	// Reference values of XXH32 with seed 0.
+	for in, want := range map[string]uint32{"": 0x02cc5d05, "a": 0x550d7456, "abc": 0x32d153ff} {
+		if got := xxh32Short([]byte(in)); got != want {
+			t.Fatalf("xxh32(%q) = %#08x, want %#08x", in, got, want)
+		}
+	}
+	// The LZ4 library's own frames carry checksums it computed itself.
+	frame, _ := Compress(nil, CodecLZ4, []byte("hello"))
+	if got := withCorrectLZ4HeaderChecksum(frame); &got[0] != &frame[0] {
+		t.Fatalf("a correct lz4 frame header was rewritten")
+	}
+}
+
+// A magic 0 LZ4 wrapper as Java writes it: the descriptor checksum taken
+// over the frame magic too. It reads; in magic 1 the same damage is an error.
+func TestLegacyLZ4BrokenHeaderChecksum(t *testing.T) {
+	recs := []Record{{Key: []byte("k"), Value: []byte("v")}}
+	for _, magic := range []int8{0, 1} {
+		data, _ := Build(recs, WithMagic(magic), WithCodec(CodecLZ4))
+		valueAt := 12 + 4 + 2 + 4 + 4 // offset, size, crc, magic+attributes, null key, value length
+		if magic == 1 {
+			valueAt += 8
+		}
+		frame := data[valueAt:]
+		broken := byte(xxh32Short(frame[:6]) >> 8) // KAFKA-3160: magic + FLG + BD
+		if broken == frame[6] {
+			t.Fatal("test frame's broken and correct checksums coincide")
+		}
+		frame[6] = broken
+		binary.BigEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[16:]))
+		err := readErr(data, 0)
+		if magic == 0 && err != nil {
+			t.Fatalf("magic 0: %v", err)
+		}
+		if magic == 1 && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("magic 1: %v, want ErrCorrupt", err)
+		}
+	}
 }

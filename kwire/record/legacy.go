@@ -91,6 +91,9 @@ func parseLegacy(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
 	if codec == CodecZstd || !codec.known() {
 		return nil, errAt(pos+legacyMagicPos+1, ErrUnknownCodec, "legacy attributes codec %d", codec)
 	}
+	if codec == CodecLZ4 && m.magic == 0 {
+		m.value = withCorrectLZ4HeaderChecksum(m.value)
+	}
 	inner, sentinel, cause := decompress(nil, codec, m.value, maxDecompressed)
 	if sentinel != nil {
 		return nil, &Error{Offset: pos, InnerOffset: -1, What: "legacy wrapper " + codec.String() + " value", Err: sentinel, Cause: cause}
