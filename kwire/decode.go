@@ -128,8 +128,14 @@ func (d *decoder) str(n int) string {
 
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 	applyDefaults(pl.defaults, p)
-	for i := range pl.fields {
-		o := &pl.fields[i]
+	for i := range pl.hot {
+		o := &pl.hot[i]
+		if o.kind == kFixedRun {
+			if err := d.decodeFixedRun(o, p); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := d.decodeValue(o, fieldPtr(p, o.offset)); err != nil {
 			return within(err, o.name)
 		}
@@ -404,4 +410,37 @@ func (o *op) minWire() int {
 		return o.sub.minWire
 	}
 	return 1 // varints
+}
+
+// decodeFixedRun reads a stretch of fixed-width fields after one check
+// that they are all there.
+func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
+	if d.remaining() < o.runSize {
+		for _, f := range o.run {
+			if d.remaining() < f.at+f.kind.fixedSize() {
+				d.off += f.at
+				return within(d.truncated(f.kind.fixedSize()), f.name)
+			}
+		}
+	}
+	src := d.src[d.off : d.off+o.runSize]
+	for _, f := range o.run {
+		fp := unsafe.Add(p, f.offset)
+		switch f.kind {
+		case kInt8:
+			*(*uint8)(fp) = src[f.at]
+		case kBool:
+			*(*bool)(fp) = src[f.at] != 0
+		case kInt16, kUint16:
+			*(*uint16)(fp) = binary.BigEndian.Uint16(src[f.at:])
+		case kInt32, kUint32:
+			*(*uint32)(fp) = binary.BigEndian.Uint32(src[f.at:])
+		case kInt64, kFloat64:
+			*(*uint64)(fp) = binary.BigEndian.Uint64(src[f.at:])
+		case kUUID:
+			copy((*UUID)(fp)[:], src[f.at:f.at+16])
+		}
+	}
+	d.off += o.runSize
+	return nil
 }

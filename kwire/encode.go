@@ -1,7 +1,9 @@
 package kwire
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -23,9 +25,18 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 	}
 	var err error
-	for i := range pl.fields {
-		o := &pl.fields[i]
-		if b, err = encodeValue(b, o, fieldPtr(p, o.offset)); err != nil {
+	for i := range pl.hot {
+		o := &pl.hot[i]
+		switch o.kind {
+		case kFixedRun:
+			b = encodeFixedRun(b, o, p)
+			continue
+		case kArray:
+			b, err = encodeArray(b, o, (*sliceHeader)(fieldPtr(p, o.offset)))
+		default:
+			b, err = encodeValue(b, o, fieldPtr(p, o.offset))
+		}
+		if err != nil {
 			return b, within(err, o.name)
 		}
 	}
@@ -117,13 +128,19 @@ func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
 	// The common element kinds get their own loops: no switch per element.
 	switch e.kind {
 	case kInt32:
-		for _, v := range unsafe.Slice((*int32)(h.data), n) {
-			b = appendInt32(b, v)
+		at := len(b)
+		b = extend(b, 4*n)
+		dst := b[at:]
+		for i, v := range unsafe.Slice((*uint32)(h.data), n) {
+			binary.BigEndian.PutUint32(dst[4*i:], v)
 		}
 		return b, nil
 	case kInt64:
-		for _, v := range unsafe.Slice((*int64)(h.data), n) {
-			b = appendInt64(b, v)
+		at := len(b)
+		b = extend(b, 8*n)
+		dst := b[at:]
+		for i, v := range unsafe.Slice((*uint64)(h.data), n) {
+			binary.BigEndian.PutUint64(dst[8*i:], v)
 		}
 		return b, nil
 	case kStruct:
@@ -205,4 +222,40 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		last = int64(o.tag)
 	}
 	return b, writeUnknownBelow(math.MaxInt64)
+}
+
+// extend lengthens b by n bytes, growing it only when it lacks room.
+func extend(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		b = slices.Grow(b, n)
+	}
+	return b[:len(b)+n]
+}
+
+// encodeFixedRun writes a stretch of fixed-width fields of the struct at p
+// into room made once.
+func encodeFixedRun(b []byte, o *op, p unsafe.Pointer) []byte {
+	n := len(b)
+	b = extend(b, o.runSize)
+	dst := b[n : n+o.runSize]
+	for _, f := range o.run {
+		fp := unsafe.Add(p, f.offset)
+		switch f.kind {
+		case kInt8, kBool:
+			v := *(*uint8)(fp)
+			if f.kind == kBool && v > 1 {
+				v = 1
+			}
+			dst[f.at] = v
+		case kInt16, kUint16:
+			binary.BigEndian.PutUint16(dst[f.at:], *(*uint16)(fp))
+		case kInt32, kUint32:
+			binary.BigEndian.PutUint32(dst[f.at:], *(*uint32)(fp))
+		case kInt64, kFloat64:
+			binary.BigEndian.PutUint64(dst[f.at:], *(*uint64)(fp))
+		case kUUID:
+			copy(dst[f.at:f.at+16], (*(*UUID)(fp))[:])
+		}
+	}
+	return b
 }

@@ -34,10 +34,11 @@ const (
 	kArray      // []T
 	kStruct     // T
 	kStructPtr  // *T, nullable struct with a presence marker
+	kFixedRun   // consecutive fixed-width fields, coded as one block
 )
 
 var kindNames = [...]string{"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool",
-	"varint", "varlong", "uvarint", "uvarint", "uuid", "string", "nullable string", "bytes", "array", "struct", "nullable struct"}
+	"varint", "varlong", "uvarint", "uvarint", "uuid", "string", "nullable string", "bytes", "array", "struct", "nullable struct", "fixed run"}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -67,25 +68,37 @@ type defaultValue struct {
 	s    string
 }
 
-// op is one field (or array element) of a plan at one version.
+// op is one field (or array element) of a plan at one version. The
+// fields the hot loops read come first, the ones for errors and defaults
+// last.
 type op struct {
-	name      string
-	offset    uintptr
 	kind      kind
 	records   bool
 	compact   bool
 	nullable  bool // null is legal in this version
 	ignorable bool
-	tag       uint32
-	def       defaultValue
 	// nonZeroDefault is set when decoding must store def rather than
 	// leave the Go zero value.
 	nonZeroDefault bool
+	tag            uint32
+	offset         uintptr
+	elem           *op        // kArray: the element, at offset 0
+	elemSize       uintptr    // kArray: element stride
+	sub            *plan      // kStruct, kStructPtr
+	run            []runField // kFixedRun: the fields, in wire order
+	runSize        int        // kFixedRun: their total wire size
 
-	typ      reflect.Type // the Go type of the field
-	elem     *op          // kArray: the element, at offset 0
-	elemSize uintptr      // kArray: element stride
-	sub      *plan        // kStruct, kStructPtr, and kArray of structs via elem
+	name string
+	typ  reflect.Type // the Go type of the field
+	def  defaultValue
+}
+
+// runField is one fixed-width field inside a kFixedRun op.
+type runField struct {
+	offset uintptr // in the struct
+	at     int     // in the run's bytes
+	kind   kind
+	name   string
 }
 
 // plan is how to encode and decode one struct type at one version.
@@ -94,8 +107,11 @@ type plan struct {
 	version  int16
 	flexible bool
 	fields   []op // on the wire in this version, not tagged, in order
-	tagged   []op // tagged in this version, ascending tag
-	absent   []op // declared but not on the wire in this version
+	// hot is fields with each stretch of fixed-width fields fused into
+	// one kFixedRun op: what encode, decode and size run.
+	hot    []op
+	tagged []op // tagged in this version, ascending tag
+	absent []op // declared but not on the wire in this version
 	// defaults are the fields whose default is not the Go zero value:
 	// set before decoding, so absent fields and tagged fields not sent
 	// hold their schema default.
@@ -310,6 +326,7 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 			p.fields = append(p.fields, o)
 		}
 	}
+	p.hot = fuseFixedRuns(p.fields)
 	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].tag < p.tagged[j].tag })
 	for i := 1; i < len(p.tagged); i++ {
 		if p.tagged[i].tag == p.tagged[i-1].tag {
@@ -547,4 +564,30 @@ func computeMinWire(pl *plan, visiting map[*plan]bool) int {
 		}
 	}
 	return n
+}
+
+// fuseFixedRuns replaces each stretch of two or more fixed-width fields
+// with one op, so the hot loops check room and dispatch once per stretch
+// rather than once per field.
+func fuseFixedRuns(fields []op) []op {
+	var out []op
+	for i := 0; i < len(fields); {
+		j := i
+		for j < len(fields) && fields[j].kind.fixedSize() > 0 {
+			j++
+		}
+		if j-i < 2 {
+			out = append(out, fields[i])
+			i++
+			continue
+		}
+		run := op{name: fields[i].name, kind: kFixedRun}
+		for _, f := range fields[i:j] {
+			run.run = append(run.run, runField{offset: f.offset, at: run.runSize, kind: f.kind, name: f.name})
+			run.runSize += f.kind.fixedSize()
+		}
+		out = append(out, run)
+		i = j
+	}
+	return out
 }

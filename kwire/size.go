@@ -5,8 +5,12 @@ import "unsafe"
 // sizeStruct is the number of bytes encodeStruct would append.
 func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	n := 0
-	for i := range pl.fields {
-		o := &pl.fields[i]
+	for i := range pl.hot {
+		o := &pl.hot[i]
+		if o.kind == kFixedRun {
+			n += o.runSize
+			continue
+		}
 		s, err := sizeValue(o, fieldPtr(p, o.offset))
 		if err != nil {
 			return 0, within(err, o.name)
