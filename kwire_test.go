@@ -91,3 +91,84 @@ func TestReferenceResponseBytes(t *testing.T) {
 	assert.Equal(t, int16(1), hdr.Version)
 	assert.Equal(t, resp, back)
 }
+
+// TestHeaderVersions: the header follows Kafka's rules, including its two
+// exceptions: ControlledShutdown v0 has request header v0 (no client id),
+// and ApiVersions responses always have header v0.
+func TestHeaderVersions(t *testing.T) {
+	client := "c"
+	cases := []struct {
+		name       string
+		msg        any
+		version    int16
+		response   bool
+		headerSize int
+	}{
+		{"ControlledShutdown v0 request: header v0", &messages.ControlledShutdownRequest{}, 0, false, 8},
+		{"ControlledShutdown v1 request: header v1", &messages.ControlledShutdownRequest{}, 1, false, 8 + 3},
+		{"ControlledShutdown v3 request: header v2", &messages.ControlledShutdownRequest{}, 3, false, 8 + 3 + 1},
+		{"Heartbeat v4 request: header v2", &messages.HeartbeatRequest{}, 4, false, 12},
+		{"Heartbeat v3 response: header v0", &messages.HeartbeatResponse{}, 3, true, 4},
+		{"Heartbeat v4 response: header v1", &messages.HeartbeatResponse{}, 4, true, 5},
+		{"ApiVersions v3 request: header v2", &messages.ApiVersionsRequest{}, 3, false, 12},
+		{"ApiVersions v3 response: header v0 even when flexible", &messages.ApiVersionsResponse{}, 3, true, 4},
+	}
+	for _, c := range cases {
+		body, err := kwire.Marshal(c.msg, c.version)
+		require.NoError(t, err, c.name)
+		var frame []byte
+		if c.response {
+			frame, err = kwire.AppendResponse(nil, c.msg, c.version, 7)
+		} else {
+			frame, err = kwire.AppendRequest(nil, c.msg, c.version, 7, &client)
+		}
+		require.NoError(t, err, c.name)
+		assert.Equal(t, 4+c.headerSize+len(body), len(frame), c.name)
+		if c.response {
+			_, err := kwire.ReadResponse(frame, c.msg, c.version)
+			assert.NoError(t, err, c.name)
+			continue
+		}
+		hdr, _, err := messages.ReadRequest(frame)
+		require.NoError(t, err, c.name)
+		assert.Equal(t, int32(7), hdr.CorrelationID, c.name)
+		if c.headerSize == 8 {
+			assert.Nil(t, hdr.ClientID, c.name)
+		} else {
+			assert.Equal(t, client, *hdr.ClientID, c.name)
+		}
+	}
+}
+
+// TestFrameErrors: a size prefix that does not match, an unknown API key,
+// a version the API lacks.
+func TestFrameErrors(t *testing.T) {
+	var req messages.ConsumerGroupHeartbeatRequest
+	require.NoError(t, kwire.FillMinimal(&req, 1))
+	empty := ""
+	frame, err := kwire.AppendRequest(nil, &req, 1, 0, &empty) // the reference page's frame
+	require.NoError(t, err)
+	_, _, err = messages.ReadRequest(frame[:len(frame)-1])
+	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
+	_, _, err = messages.ReadRequest(frame[:3])
+	assert.ErrorIs(t, err, kwire.ErrTruncated)
+
+	bad := append([]byte(nil), frame...)
+	bad[4], bad[5] = 0x7f, 0x00 // API key 32512
+	_, _, err = messages.ReadRequest(bad)
+	assert.ErrorIs(t, err, kwire.ErrUnsupportedVersion)
+	bad = append([]byte(nil), frame...)
+	bad[7] = 9 // ConsumerGroupHeartbeat v9
+	_, _, err = messages.ReadRequest(bad)
+	assert.ErrorIs(t, err, kwire.ErrUnsupportedVersion)
+
+	// An error inside the body names the field and the frame offset.
+	bad = append([]byte(nil), frame...)
+	bad[0x1f] = 0x7f // TopicPartitions claims 126 elements
+	_, _, err = messages.ReadRequest(bad)
+	var kerr *kwire.Error
+	require.ErrorAs(t, err, &kerr)
+	assert.Equal(t, "TopicPartitions", kerr.Path)
+	assert.Equal(t, 0x1f, kerr.Offset)
+	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
+}
