@@ -113,13 +113,15 @@ func (r *rnd) uint64Of(bits uint) uint64 {
 }
 
 func (r *rnd) float() float64 {
-	switch r.Intn(6) {
+	switch r.Intn(8) {
 	case 0:
 		return 0
 	case 1:
 		return -r.Float64() * 1e9
 	case 2:
 		return math.Inf(1 - 2*r.Intn(2))
+	case 3:
+		return math.Float64frombits(0x7ff8000000000000 | r.Uint64()>>13) // a NaN with a payload
 	default:
 		return r.NormFloat64() * 1000
 	}
@@ -173,13 +175,15 @@ func (r *rnd) records(nullable bool) []byte {
 // the top, bounded by the instance's budget.
 func (r *rnd) arrayLen(depth int) int {
 	var n int
-	switch k := r.Intn(10); {
-	case k < 2:
+	switch k := r.Intn(20); {
+	case k < 4:
 		n = 0
-	case k < 8:
+	case k < 16:
 		n = 1 + r.Intn(3)
-	default:
+	case k < 19:
 		n = 4 + r.Intn(max(1, 30>>depth))
+	default:
+		n = 128 + r.Intn(64) // a compact length needs two uvarint bytes
 	}
 	if n > r.budget {
 		n = r.budget
