@@ -17,6 +17,15 @@ type decoder struct {
 	strArena []byte   // bytes for strings; never written once handed out
 	strPtrs  []string // backing for *string fields
 	int32s   []int32  // backing for []int32 arrays
+	structs  [4]slab  // backing for arrays of structs, by element plan
+	nextSlab int      // which slab a new element type replaces
+}
+
+// slab is spare zeroed storage for elements of one struct type.
+type slab struct {
+	elem *plan
+	data unsafe.Pointer // nil when empty, never one past the end
+	left int
 }
 
 // The arena chunk sizes bound what one allocation may take beyond the
@@ -25,6 +34,7 @@ const (
 	strChunk   = 4096
 	int32Chunk = 1024
 	ptrChunk   = 64
+	slabChunk  = 128 // elements
 )
 
 func (d *decoder) remaining() int { return len(d.src) - d.off }
@@ -262,7 +272,7 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	start := d.off
 	e := o.elem
-	n, err := d.readLength(o.compact, true, e.minWire())
+	n, err := d.readLength(o.compact, true, o.elemMinWire)
 	if err != nil {
 		return err
 	}
@@ -292,8 +302,12 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 		*(*[]int32)(unsafe.Pointer(h)) = vals
 		return nil
 	}
-	s := reflect.MakeSlice(o.typ, n, n)
-	data := s.UnsafePointer()
+	var data unsafe.Pointer
+	if e.kind == kStruct {
+		data = d.structElems(o, n)
+	} else {
+		data = reflect.MakeSlice(o.typ, n, n).UnsafePointer()
+	}
 	*h = sliceHeader{data: data, len: n, cap: n}
 	if e.kind == kStruct {
 		for i := 0; i < n; i++ {
@@ -443,4 +457,49 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 	}
 	d.off += o.runSize
 	return nil
+}
+
+// structElems returns zeroed storage for n elements of a struct array,
+// carved from a slab of that element type when one has room. The slice
+// gets cap n, so appending to it never writes into a neighbour.
+func (d *decoder) structElems(o *op, n int) unsafe.Pointer {
+	for i := range d.structs {
+		sl := &d.structs[i]
+		if sl.elem != o.elem.sub || sl.left < n {
+			continue
+		}
+		p := sl.data
+		sl.left -= n
+		if sl.left == 0 {
+			sl.data = nil
+		} else {
+			sl.data = unsafe.Add(p, uintptr(n)*o.elemSize)
+		}
+		return p
+	}
+	// The first array of an element type gets exactly its room; from the
+	// second on, a slab with room for more of the same, but never more
+	// elements than the bytes left could encode.
+	seen := false
+	for i := range d.structs {
+		seen = seen || d.structs[i].elem == o.elem.sub
+	}
+	count := n
+	if seen {
+		count = max(n, min(slabChunk, d.remaining()/max(1, o.elemMinWire)))
+	}
+	p := reflect.MakeSlice(o.typ, count, count).UnsafePointer()
+	var rest unsafe.Pointer
+	if count > n {
+		rest = unsafe.Add(p, uintptr(n)*o.elemSize)
+	}
+	for i := range d.structs {
+		if d.structs[i].elem == o.elem.sub {
+			d.structs[i] = slab{elem: o.elem.sub, data: rest, left: count - n}
+			return p
+		}
+	}
+	d.structs[d.nextSlab] = slab{elem: o.elem.sub, data: rest, left: count - n}
+	d.nextSlab = (d.nextSlab + 1) % len(d.structs)
+	return p
 }

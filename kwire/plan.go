@@ -84,6 +84,7 @@ type op struct {
 	offset         uintptr
 	elem           *op        // kArray: the element, at offset 0
 	elemSize       uintptr    // kArray: element stride
+	elemMinWire    int        // kArray: fewest wire bytes of one element
 	sub            *plan      // kStruct, kStructPtr
 	run            []runField // kFixedRun: the fields, in wire order
 	runSize        int        // kFixedRun: their total wire size
@@ -240,6 +241,13 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 	}
 	for _, bp := range b.building {
 		bp.minWire = computeMinWire(bp, map[*plan]bool{})
+	}
+	for _, bp := range b.building {
+		for _, list := range [][]op{bp.fields, bp.hot, bp.tagged, bp.absent} {
+			for i := range list {
+				setElemMinWire(&list[i])
+			}
+		}
 	}
 	for k, bp := range b.building {
 		kti := infoFor(k.t)
@@ -590,4 +598,12 @@ func fuseFixedRuns(fields []op) []op {
 		i = j
 	}
 	return out
+}
+
+// setElemMinWire records, for arrays (and arrays of arrays), the smallest
+// wire size of an element, which bounds the lengths decode accepts.
+func setElemMinWire(o *op) {
+	for ; o != nil && o.kind == kArray; o = o.elem {
+		o.elemMinWire = o.elem.minWire()
+	}
 }
