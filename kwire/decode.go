@@ -438,22 +438,24 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 		}
 	}
 	src := d.src[d.off : d.off+o.runSize]
-	for _, f := range o.run {
-		fp := unsafe.Add(p, f.offset)
-		switch f.kind {
-		case kInt8:
-			*(*uint8)(fp) = src[f.at]
-		case kBool:
-			*(*bool)(fp) = src[f.at] != 0
-		case kInt16, kUint16:
-			*(*uint16)(fp) = binary.BigEndian.Uint16(src[f.at:])
-		case kInt32, kUint32:
-			*(*uint32)(fp) = binary.BigEndian.Uint32(src[f.at:])
-		case kInt64, kFloat64:
-			*(*uint64)(fp) = binary.BigEndian.Uint64(src[f.at:])
-		case kUUID:
-			copy((*UUID)(fp)[:], src[f.at:f.at+16])
-		}
+	g := o.slots
+	for _, s := range g.int32s {
+		*(*uint32)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint32(src[s.at:])
+	}
+	for _, s := range g.int16s {
+		*(*uint16)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint16(src[s.at:])
+	}
+	for _, s := range g.int64s {
+		*(*uint64)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint64(src[s.at:])
+	}
+	for _, s := range g.int8s {
+		*(*uint8)(unsafe.Add(p, s.off)) = src[s.at]
+	}
+	for _, s := range g.bools {
+		*(*bool)(unsafe.Add(p, s.off)) = src[s.at] != 0
+	}
+	for _, s := range g.uuids {
+		copy((*UUID)(unsafe.Add(p, s.off))[:], src[s.at:s.at+16])
 	}
 	d.off += o.runSize
 	return nil

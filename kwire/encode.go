@@ -233,29 +233,29 @@ func extend(b []byte, n int) []byte {
 }
 
 // encodeFixedRun writes a stretch of fixed-width fields of the struct at p
-// into room made once.
+// into room made once, one loop per width.
 func encodeFixedRun(b []byte, o *op, p unsafe.Pointer) []byte {
 	n := len(b)
 	b = extend(b, o.runSize)
 	dst := b[n : n+o.runSize]
-	for _, f := range o.run {
-		fp := unsafe.Add(p, f.offset)
-		switch f.kind {
-		case kInt8, kBool:
-			v := *(*uint8)(fp)
-			if f.kind == kBool && v > 1 {
-				v = 1
-			}
-			dst[f.at] = v
-		case kInt16, kUint16:
-			binary.BigEndian.PutUint16(dst[f.at:], *(*uint16)(fp))
-		case kInt32, kUint32:
-			binary.BigEndian.PutUint32(dst[f.at:], *(*uint32)(fp))
-		case kInt64, kFloat64:
-			binary.BigEndian.PutUint64(dst[f.at:], *(*uint64)(fp))
-		case kUUID:
-			copy(dst[f.at:f.at+16], (*(*UUID)(fp))[:])
-		}
+	g := o.slots
+	for _, s := range g.int32s {
+		binary.BigEndian.PutUint32(dst[s.at:], *(*uint32)(unsafe.Add(p, s.off)))
+	}
+	for _, s := range g.int16s {
+		binary.BigEndian.PutUint16(dst[s.at:], *(*uint16)(unsafe.Add(p, s.off)))
+	}
+	for _, s := range g.int64s {
+		binary.BigEndian.PutUint64(dst[s.at:], *(*uint64)(unsafe.Add(p, s.off)))
+	}
+	for _, s := range g.int8s {
+		dst[s.at] = *(*uint8)(unsafe.Add(p, s.off))
+	}
+	for _, s := range g.bools {
+		dst[s.at] = *(*uint8)(unsafe.Add(p, s.off)) // a Go bool is 0 or 1
+	}
+	for _, s := range g.uuids {
+		copy(dst[s.at:s.at+16], (*(*UUID)(unsafe.Add(p, s.off)))[:])
 	}
 	return b
 }

@@ -87,12 +87,22 @@ type op struct {
 	elemMinWire    int        // kArray: fewest wire bytes of one element
 	sub            *plan      // kStruct, kStructPtr
 	run            []runField // kFixedRun: the fields, in wire order
+	slots          *runSlots  // kFixedRun: the same fields grouped by width
 	runSize        int        // kFixedRun: their total wire size
 
 	name string
 	typ  reflect.Type // the Go type of the field
 	def  defaultValue
 }
+
+// runSlots groups a run's fields by width, so that each group is copied
+// by a loop without a switch per field.
+type runSlots struct {
+	int8s, bools, int16s, int32s, int64s, uuids []slot
+}
+
+// slot places one field: its offset in the struct, its offset in the run.
+type slot struct{ off, at uint32 }
 
 // runField is one fixed-width field inside a kFixedRun op.
 type runField struct {
@@ -594,6 +604,7 @@ func fuseFixedRuns(fields []op) []op {
 			run.run = append(run.run, runField{offset: f.offset, at: run.runSize, kind: f.kind, name: f.name})
 			run.runSize += f.kind.fixedSize()
 		}
+		run.slots = groupSlots(run.run)
 		out = append(out, run)
 		i = j
 	}
@@ -606,4 +617,26 @@ func setElemMinWire(o *op) {
 	for ; o != nil && o.kind == kArray; o = o.elem {
 		o.elemMinWire = o.elem.minWire()
 	}
+}
+
+func groupSlots(fields []runField) *runSlots {
+	g := &runSlots{}
+	for _, f := range fields {
+		s := slot{off: uint32(f.offset), at: uint32(f.at)}
+		switch f.kind {
+		case kInt8:
+			g.int8s = append(g.int8s, s)
+		case kBool:
+			g.bools = append(g.bools, s)
+		case kInt16, kUint16:
+			g.int16s = append(g.int16s, s)
+		case kInt32, kUint32:
+			g.int32s = append(g.int32s, s)
+		case kInt64, kFloat64:
+			g.int64s = append(g.int64s, s)
+		case kUUID:
+			g.uuids = append(g.uuids, s)
+		}
+	}
+	return g
 }
