@@ -1,0 +1,570 @@
+package realclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/record"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// cmdTimeout bounds every client process.
+const cmdTimeout = 45 * time.Second
+
+func startBroker(t *testing.T, partitions int) *Broker {
+	t.Helper()
+	b, err := Start(partitions, t.Logf)
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	return b
+}
+
+func needKcat(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("kcat")
+	if err != nil {
+		t.Skip("kcat is not installed (Debian: apt-get install kcat); skipping the librdkafka tests")
+	}
+	return p
+}
+
+var (
+	pythonOnce sync.Once
+	pythonPath string
+)
+
+// needKafkaPython returns a python3 that can import kafka (kafka-python):
+// the one on PATH, or Debian's /usr/bin/python3 where python3-kafka goes.
+func needKafkaPython(t *testing.T) string {
+	t.Helper()
+	pythonOnce.Do(func() {
+		for _, c := range []string{"python3", "/usr/bin/python3"} {
+			p, err := exec.LookPath(c)
+			if err != nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			err = exec.CommandContext(ctx, p, "-c", "import kafka").Run()
+			cancel()
+			if err == nil {
+				pythonPath = p
+				return
+			}
+		}
+	})
+	if pythonPath == "" {
+		t.Skip("no python3 with kafka-python (Debian: apt-get install python3-kafka); skipping the kafka-python tests")
+	}
+	return pythonPath
+}
+
+// run runs a client process with a timeout and returns its stdout.
+func run(t *testing.T, stdin string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("%s %s: %v", filepath.Base(name), strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	if s := strings.TrimSpace(stderr.String()); s != "" {
+		t.Logf("stderr:\n%s", s)
+	}
+	require.NoError(t, err, "%s %v (context: %v)", name, args, ctx.Err())
+	return stdout.String()
+}
+
+// apiVersion is an (API, version) pair seen on the wire.
+type apiVersion struct{ key, version int16 }
+
+func (p apiVersion) String() string {
+	if api, ok := messages.Lookup(p.key); ok {
+		return fmt.Sprintf("%s v%d", api.Name, p.version)
+	}
+	return fmt.Sprintf("key %d v%d", p.key, p.version)
+}
+
+// checkFrames is the heart of the package: every request frame a client
+// sent must decode with messages.ReadRequest and re-encode with
+// kwire.AppendRequest to the same bytes; every response the broker wrote
+// must decode with messages.ReadResponse and re-encode to the same bytes.
+// It returns how often each (API, version) was seen and logs the list.
+func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
+	t.Helper()
+	seen := map[apiVersion]int{}
+	frames := b.Frames()
+	require.NotEmpty(t, frames, "%s sent nothing", client)
+	for i, f := range frames {
+		hdr, body, err := messages.ReadRequest(f.Request)
+		if !assertNoErrorf(t, err, "%s frame %d: ReadRequest", client, i) {
+			continue
+		}
+		p := apiVersion{hdr.APIKey, hdr.APIVersion}
+		seen[p]++
+		re, err := kwire.AppendRequest(nil, body, hdr.APIVersion, hdr.CorrelationID, hdr.ClientID)
+		if !assertNoErrorf(t, err, "%s frame %d (%v): AppendRequest", client, i, p) {
+			continue
+		}
+		if len(hdr.UnknownTags) > 0 {
+			// AppendRequest writes an empty header tag section: put the
+			// client's tags back where that byte is.
+			at := 4 + 8 + 2
+			if hdr.ClientID != nil {
+				at += len(*hdr.ClientID)
+			}
+			re = append(append(re[:at:at], appendTags(nil, hdr.UnknownTags)...), re[at+1:]...)
+			binary.BigEndian.PutUint32(re, uint32(len(re)-4))
+			t.Logf("%s frame %d (%v): header has %d unknown tagged fields", client, i, p, len(hdr.UnknownTags))
+		}
+		sameBytes(t, fmt.Sprintf("%s request frame %d (%v)", client, i, p), f.Request, re)
+
+		if f.Response == nil {
+			continue
+		}
+		rh, resp, err := messages.ReadResponse(f.Response, hdr.APIKey, hdr.APIVersion)
+		if !assertNoErrorf(t, err, "%s response to frame %d (%v): ReadResponse", client, i, p) {
+			continue
+		}
+		require.Equal(t, hdr.CorrelationID, rh.CorrelationID)
+		reResp, err := kwire.AppendResponse(nil, resp, hdr.APIVersion, rh.CorrelationID)
+		if assertNoErrorf(t, err, "%s response to frame %d (%v): AppendResponse", client, i, p) {
+			sameBytes(t, fmt.Sprintf("%s response frame %d (%v)", client, i, p), f.Response, reResp)
+		}
+	}
+	pairs := make([]apiVersion, 0, len(seen))
+	for p := range seen {
+		pairs = append(pairs, p)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].key != pairs[j].key {
+			return pairs[i].key < pairs[j].key
+		}
+		return pairs[i].version < pairs[j].version
+	})
+	var list []string
+	for _, p := range pairs {
+		list = append(list, fmt.Sprintf("%v (x%d)", p, seen[p]))
+	}
+	t.Logf("%s: %d request frames, all re-encoded byte for byte: %s", client, len(frames), strings.Join(list, ", "))
+	return seen
+}
+
+func assertNoErrorf(t *testing.T, err error, format string, args ...any) bool {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", fmt.Sprintf(format, args...), err)
+		return false
+	}
+	return true
+}
+
+func sameBytes(t *testing.T, what string, want, got []byte) {
+	t.Helper()
+	if bytes.Equal(want, got) {
+		return
+	}
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	lo := max(i-16, 0)
+	t.Errorf("%s: re-encoded %d bytes, the original has %d; first difference at byte %d\n original  [%d:]: % x\n re-encoded[%d:]: % x",
+		what, len(got), len(want), i, lo, want[lo:min(len(want), i+32)], lo, got[lo:min(len(got), i+32)])
+}
+
+func appendTags(b []byte, tags kwire.UnknownTags) []byte {
+	b = binary.AppendUvarint(b, uint64(len(tags)))
+	for _, tg := range tags {
+		b = binary.AppendUvarint(b, uint64(tg.Tag))
+		b = binary.AppendUvarint(b, uint64(len(tg.Data)))
+		b = append(b, tg.Data...)
+	}
+	return b
+}
+
+// requireAPIs asserts that at least one request of each named API was seen.
+func requireAPIs(t *testing.T, client string, seen map[apiVersion]int, names ...string) {
+	t.Helper()
+	have := map[string]bool{}
+	for p := range seen {
+		if api, ok := messages.Lookup(p.key); ok {
+			have[api.Name] = true
+		}
+	}
+	for _, n := range names {
+		require.True(t, have[n], "%s never sent %s; saw %v", client, n, seen)
+	}
+}
+
+// storedRecord is a record as the broker stored it, read back with
+// kwire/record.
+type storedRecord struct {
+	partition int32
+	offset    int64
+	key       string
+	value     string
+	headers   string // k=v,k=v
+}
+
+// readStored reads every stored batch of a topic with kwire/record (which
+// checks the CRCs and decompresses) and checks that offsets run 0, 1, 2...
+// in each partition. It returns the records and the codecs seen.
+func readStored(t *testing.T, b *Broker, topic string) ([]storedRecord, map[record.Codec]int, []*record.Batch) {
+	t.Helper()
+	var out []storedRecord
+	codecs := map[record.Codec]int{}
+	var all []*record.Batch
+	for p := range int32(b.Partitions(topic)) {
+		var data []byte
+		for _, raw := range b.Batches(topic, p) {
+			data = append(data, raw...)
+		}
+		batches, partial, err := record.ReadBatches(data)
+		require.NoError(t, err, "partition %d", p)
+		require.False(t, partial)
+		next := int64(0)
+		for _, bt := range batches {
+			require.EqualValues(t, 2, bt.Magic)
+			codecs[bt.Attributes.Codec()]++
+			all = append(all, bt)
+			it := bt.Iter()
+			for it.Next() {
+				r := it.Record()
+				require.Equal(t, next, r.Offset, "partition %d", p)
+				next++
+				var hs []string
+				for _, h := range r.Headers {
+					hs = append(hs, h.Key+"="+string(h.Value))
+				}
+				out = append(out, storedRecord{p, r.Offset, string(r.Key), string(r.Value), strings.Join(hs, ",")})
+			}
+			require.NoError(t, it.Err())
+		}
+	}
+	return out, codecs, all
+}
+
+// -- librdkafka (kcat) ------------------------------------------------------
+
+// kcatMetadata is the part of `kcat -L -J` the test reads.
+type kcatMetadata struct {
+	OriginatingBroker struct {
+		ID   int32  `json:"id"`
+		Name string `json:"name"`
+	} `json:"originating_broker"`
+	ControllerID int32 `json:"controllerid"`
+	Brokers      []struct {
+		ID   int32  `json:"id"`
+		Name string `json:"name"`
+	} `json:"brokers"`
+	Topics []struct {
+		Topic      string `json:"topic"`
+		Error      string `json:"error"`
+		Partitions []struct {
+			Partition int32 `json:"partition"`
+			Leader    int32 `json:"leader"`
+			Replicas  []struct {
+				ID int32 `json:"id"`
+			} `json:"replicas"`
+			ISRs []struct {
+				ID int32 `json:"id"`
+			} `json:"isrs"`
+		} `json:"partitions"`
+	} `json:"topics"`
+}
+
+func TestKcatMetadata(t *testing.T) {
+	kcat := needKcat(t)
+	b := startBroker(t, 2)
+	b.CreateTopic("alpha", 3)
+	b.CreateTopic("beta", 1)
+
+	check := func(out string, want map[string]int) {
+		t.Helper()
+		var md kcatMetadata
+		require.NoError(t, json.Unmarshal([]byte(out), &md), "kcat -J output: %s", out)
+		require.Len(t, md.Brokers, 1)
+		require.EqualValues(t, NodeID, md.Brokers[0].ID)
+		require.Equal(t, b.Addr(), md.Brokers[0].Name)
+		require.EqualValues(t, NodeID, md.ControllerID)
+		got := map[string]int{}
+		for _, tp := range md.Topics {
+			require.Empty(t, tp.Error, "topic %s", tp.Topic)
+			got[tp.Topic] = len(tp.Partitions)
+			for i, p := range tp.Partitions {
+				require.EqualValues(t, i, p.Partition)
+				require.EqualValues(t, NodeID, p.Leader)
+				require.Len(t, p.Replicas, 1)
+				require.EqualValues(t, NodeID, p.Replicas[0].ID)
+				require.Len(t, p.ISRs, 1)
+				require.EqualValues(t, NodeID, p.ISRs[0].ID)
+			}
+		}
+		require.Equal(t, want, got)
+	}
+
+	// Every topic.
+	check(run(t, "", kcat, "-L", "-J", "-b", b.Addr(), "-m", "20"), map[string]int{"alpha": 3, "beta": 1})
+	// One topic that does not exist yet: librdkafka asks for it and the
+	// broker creates it with the default partition count.
+	check(run(t, "", kcat, "-L", "-J", "-b", b.Addr(), "-t", "gamma", "-m", "20"), map[string]int{"gamma": 2})
+	require.Equal(t, []string{"alpha", "beta", "gamma"}, b.TopicNames())
+
+	seen := checkFrames(t, "kcat -L", b)
+	requireAPIs(t, "kcat -L", seen, "ApiVersions", "Metadata")
+}
+
+func TestKcatProduceConsume(t *testing.T) {
+	kcat := needKcat(t)
+	cases := []struct {
+		name  string
+		codec record.Codec
+		args  []string
+	}{
+		{"none", record.CodecNone, nil},
+		{"gzip", record.CodecGzip, []string{"-z", "gzip"}},
+		{"snappy", record.CodecSnappy, []string{"-z", "snappy"}},
+		{"lz4", record.CodecLZ4, []string{"-z", "lz4"}},
+		{"zstd", record.CodecZstd, []string{"-z", "zstd"}},
+		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}},
+		{"acks0", record.CodecNone, []string{"-X", "acks=0"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const partitions, n = 3, 5
+			b := startBroker(t, partitions)
+			topic := "kcat-" + tc.name
+
+			// Values long and repetitive enough that compression pays:
+			// librdkafka sends a batch uncompressed when it would not shrink.
+			want := map[string]string{}
+			var in strings.Builder
+			for i := range n {
+				k := fmt.Sprintf("key-%d", i)
+				v := fmt.Sprintf("value-%d-%s", i, strings.Repeat("kwire speaks kafka ", 12))
+				want[k] = v
+				fmt.Fprintf(&in, "%s:%s\n", k, v)
+			}
+			args := append([]string{"-P", "-b", b.Addr(), "-t", topic, "-K:", "-H", "origin=kcat",
+				"-X", "linger.ms=50"}, tc.args...)
+			run(t, in.String(), kcat, args...)
+			require.True(t, b.WaitRecords(topic, n, 10*time.Second), "the broker did not get %d records", n)
+
+			// What the broker stored, read with kwire/record.
+			stored, codecs, batches := readStored(t, b, topic)
+			require.Len(t, stored, n)
+			for _, r := range stored {
+				require.Equal(t, want[r.key], r.value, "key %q", r.key)
+				require.Equal(t, "origin=kcat", r.headers)
+			}
+			require.Equal(t, []record.Codec{tc.codec}, keys(codecs), "codecs of the stored batches")
+			for _, bt := range batches {
+				if tc.name == "idempotent" {
+					require.GreaterOrEqual(t, bt.ProducerID, int64(0), "an idempotent producer's batch")
+					require.GreaterOrEqual(t, bt.BaseSequence, int32(0))
+				} else {
+					require.EqualValues(t, -1, bt.ProducerID)
+				}
+			}
+
+			// Consume everything back with librdkafka.
+			out := run(t, "", kcat, "-C", "-b", b.Addr(), "-t", topic, "-o", "beginning", "-e", "-q",
+				"-f", "%p\t%o\t%k\t%s\t%h\n")
+			var got []storedRecord
+			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				f := strings.Split(line, "\t")
+				require.Len(t, f, 5, "kcat line %q", line)
+				p, err := strconv.Atoi(f[0])
+				require.NoError(t, err)
+				o, err := strconv.ParseInt(f[1], 10, 64)
+				require.NoError(t, err)
+				got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
+			}
+			sortRecords(got)
+			sortRecords(stored)
+			require.Equal(t, stored, got, "what kcat consumed vs what the broker stored")
+
+			seen := checkFrames(t, "kcat "+tc.name, b)
+			requireAPIs(t, "kcat "+tc.name, seen, "ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch")
+			if tc.name == "idempotent" {
+				requireAPIs(t, "kcat "+tc.name, seen, "InitProducerId")
+			}
+		})
+	}
+}
+
+func keys[K comparable, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func sortRecords(rs []storedRecord) {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].partition != rs[j].partition {
+			return rs[i].partition < rs[j].partition
+		}
+		return rs[i].offset < rs[j].offset
+	})
+}
+
+// -- kafka-python -------------------------------------------------------------
+
+// pythonScript produces n keyed messages (api_version auto-detected from
+// ApiVersions), then consumes the topic from the beginning without a group
+// and prints partition, offset, key, value and headers, tab-separated.
+const pythonScript = `
+import sys, logging
+from kafka import KafkaProducer, KafkaConsumer
+
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+addr, topic, compression, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+compression = None if compression == 'none' else compression
+
+producer = KafkaProducer(bootstrap_servers=addr, compression_type=compression, linger_ms=20,
+                         request_timeout_ms=10000)
+print('producer api_version', producer.config['api_version'], file=sys.stderr)
+futures = [producer.send(topic, key=('key-%d' % i).encode(),
+                         value=('value-%d-' % i + 'kwire speaks kafka ' * 12).encode(),
+                         headers=[('origin', b'kafka-python')])
+           for i in range(n)]
+for f in futures:
+    md = f.get(timeout=20)
+producer.flush(timeout=20)
+producer.close(timeout=10)
+
+consumer = KafkaConsumer(topic, bootstrap_servers=addr, group_id=None, auto_offset_reset='earliest',
+                         consumer_timeout_ms=1500, request_timeout_ms=10000)
+print('consumer api_version', consumer.config['api_version'], file=sys.stderr)
+got = 0
+for m in consumer:
+    hs = ','.join('%s=%s' % (k, v.decode()) for k, v in m.headers)
+    print('%d\t%d\t%s\t%s\t%s' % (m.partition, m.offset, m.key.decode(), m.value.decode(), hs))
+    got += 1
+    if got == n:
+        break
+consumer.close()
+`
+
+func TestKafkaPython(t *testing.T) {
+	python := needKafkaPython(t)
+	script := filepath.Join(t.TempDir(), "client.py")
+	require.NoError(t, os.WriteFile(script, []byte(pythonScript), 0o644))
+	cases := []struct {
+		name  string
+		codec record.Codec
+	}{
+		{"none", record.CodecNone},
+		{"gzip", record.CodecGzip}, // the only codec kafka-python has without extra modules
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const partitions, n = 3, 6
+			b := startBroker(t, partitions)
+			topic := "python-" + tc.name
+			out := run(t, "", python, script, b.Addr(), topic, tc.name, strconv.Itoa(n))
+
+			stored, codecs, _ := readStored(t, b, topic)
+			require.Len(t, stored, n)
+			for _, r := range stored {
+				require.True(t, strings.HasPrefix(r.value, strings.Replace(r.key, "key", "value", 1)+"-"), "record %+v", r)
+				require.Equal(t, "origin=kafka-python", r.headers)
+			}
+			require.Equal(t, []record.Codec{tc.codec}, keys(codecs))
+
+			var got []storedRecord
+			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				f := strings.Split(line, "\t")
+				require.Len(t, f, 5, "python line %q", line)
+				p, err := strconv.Atoi(f[0])
+				require.NoError(t, err)
+				o, err := strconv.ParseInt(f[1], 10, 64)
+				require.NoError(t, err)
+				got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
+			}
+			sortRecords(got)
+			sortRecords(stored)
+			require.Equal(t, stored, got, "what kafka-python consumed vs what the broker stored")
+
+			seen := checkFrames(t, "kafka-python "+tc.name, b)
+			requireAPIs(t, "kafka-python "+tc.name, seen, "ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch")
+		})
+	}
+}
+
+// -- the broker itself --------------------------------------------------------
+
+// An API the broker does not implement closes the connection, and so does
+// a frame size out of bounds.
+func TestBrokerClosesOnUnsupported(t *testing.T) {
+	b := startBroker(t, 1)
+	client := "probe"
+	for _, frame := range [][]byte{
+		must(kwire.AppendRequest(nil, messages.NewOffsetFetchRequest(), 1, 7, &client)), // OffsetFetch: not implemented
+		must(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 13, 8, &client)),   // Metadata v13: above the range
+		{0x7f, 0xff, 0xff, 0xff}, // 2 GiB frame
+	} {
+		c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
+		require.NoError(t, err)
+		require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+		_, err = c.Write(frame)
+		require.NoError(t, err)
+		_, err = c.Read(make([]byte, 1))
+		require.ErrorIs(t, err, io.EOF)
+		c.Close()
+	}
+	// ApiVersions newer than the broker knows: a v0 answer with
+	// UNSUPPORTED_VERSION and the supported ranges, as Kafka does.
+	c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	req := must(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 4, 9, &client))
+	binary.BigEndian.PutUint16(req[6:], 99)
+	_, err = c.Write(req)
+	require.NoError(t, err)
+	var size [4]byte
+	_, err = io.ReadFull(c, size[:])
+	require.NoError(t, err)
+	resp := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
+	copy(resp, size[:])
+	_, err = io.ReadFull(c, resp[4:])
+	require.NoError(t, err)
+	h, body, err := messages.ReadResponse(resp, 18, 0)
+	require.NoError(t, err)
+	require.EqualValues(t, 9, h.CorrelationID)
+	av := body.(*messages.ApiVersionsResponse)
+	require.EqualValues(t, errUnsupportedVersion, av.ErrorCode)
+	require.Len(t, av.ApiKeys, len(Supported))
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
