@@ -130,9 +130,9 @@ func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
 	case kInt32:
 		at := len(b)
 		b = extend(b, 4*n)
-		dst := b[at:]
+		dst := unsafe.Pointer(unsafe.SliceData(b[at:]))
 		for i, v := range unsafe.Slice((*uint32)(h.data), n) {
-			binary.BigEndian.PutUint32(dst[4*i:], v)
+			put32(unsafe.Add(dst, 4*i), v)
 		}
 		return b, nil
 	case kInt64:
@@ -233,29 +233,38 @@ func extend(b []byte, n int) []byte {
 }
 
 // encodeFixedRun writes a stretch of fixed-width fields of the struct at p
-// into room made once, one loop per width.
+// into room made once, one loop per width. The room is checked once, so
+// the stores go through pointers without a bounds check each.
 func encodeFixedRun(b []byte, o *op, p unsafe.Pointer) []byte {
 	n := len(b)
 	b = extend(b, o.runSize)
-	dst := b[n : n+o.runSize]
+	dst := unsafe.Pointer(unsafe.SliceData(b[n:]))
 	g := o.slots
 	for _, s := range g.int32s {
-		binary.BigEndian.PutUint32(dst[s.at:], *(*uint32)(unsafe.Add(p, s.off)))
+		put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
 	}
 	for _, s := range g.int16s {
-		binary.BigEndian.PutUint16(dst[s.at:], *(*uint16)(unsafe.Add(p, s.off)))
+		v := *(*uint16)(unsafe.Add(p, s.off))
+		*(*[2]byte)(unsafe.Add(dst, s.at)) = [2]byte{byte(v >> 8), byte(v)}
 	}
 	for _, s := range g.int64s {
-		binary.BigEndian.PutUint64(dst[s.at:], *(*uint64)(unsafe.Add(p, s.off)))
+		v := *(*uint64)(unsafe.Add(p, s.off))
+		put32(unsafe.Add(dst, s.at), uint32(v>>32))
+		put32(unsafe.Add(dst, s.at+4), uint32(v))
 	}
 	for _, s := range g.int8s {
-		dst[s.at] = *(*uint8)(unsafe.Add(p, s.off))
+		*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
 	}
 	for _, s := range g.bools {
-		dst[s.at] = *(*uint8)(unsafe.Add(p, s.off)) // a Go bool is 0 or 1
+		*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off)) // a Go bool is 0 or 1
 	}
 	for _, s := range g.uuids {
-		copy(dst[s.at:s.at+16], (*(*UUID)(unsafe.Add(p, s.off)))[:])
+		*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
 	}
 	return b
+}
+
+// put32 stores v big-endian at p, which must have 4 bytes of room.
+func put32(p unsafe.Pointer, v uint32) {
+	*(*[4]byte)(p) = [4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 }
