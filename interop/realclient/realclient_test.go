@@ -336,18 +336,29 @@ func TestKcatMetadata(t *testing.T) {
 
 func TestKcatProduceConsume(t *testing.T) {
 	kcat := needKcat(t)
+	modern := []string{"ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch"}
+	// librdkafka told the broker is 0.9.0 and not to ask: no ApiVersions,
+	// magic 0 message sets in Produce v1 and Fetch v1, ListOffsets v0,
+	// Metadata v0. No record headers before magic 2.
+	legacy := []string{"-X", "api.version.request=false", "-X", "broker.version.fallback=0.9.0"}
 	cases := []struct {
-		name  string
-		codec record.Codec
-		args  []string
+		name    string
+		codec   record.Codec
+		args    []string
+		headers bool
+		apis    []string
 	}{
-		{"none", record.CodecNone, nil},
-		{"gzip", record.CodecGzip, []string{"-z", "gzip"}},
-		{"snappy", record.CodecSnappy, []string{"-z", "snappy"}},
-		{"lz4", record.CodecLZ4, []string{"-z", "lz4"}},
-		{"zstd", record.CodecZstd, []string{"-z", "zstd"}},
-		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}},
-		{"acks0", record.CodecNone, []string{"-X", "acks=0"}},
+		{"none", record.CodecNone, nil, true, modern},
+		{"gzip", record.CodecGzip, []string{"-z", "gzip"}, true, modern},
+		{"snappy", record.CodecSnappy, []string{"-z", "snappy"}, true, modern},
+		{"lz4", record.CodecLZ4, []string{"-z", "lz4"}, true, modern},
+		{"zstd", record.CodecZstd, []string{"-z", "zstd"}, true, modern},
+		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}, true, append(modern, "InitProducerId")},
+		{"acks0", record.CodecNone, []string{"-X", "acks=0"}, true, modern},
+		{"legacy-0.9-none", record.CodecNone, legacy, false, modern[1:]},
+		{"legacy-0.9-gzip", record.CodecGzip, append([]string{"-z", "gzip"}, legacy...), false, modern[1:]},
+		{"legacy-0.9-snappy", record.CodecSnappy, append([]string{"-z", "snappy"}, legacy...), false, modern[1:]},
+		{"legacy-0.9-lz4", record.CodecLZ4, append([]string{"-z", "lz4"}, legacy...), false, modern[1:]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -366,8 +377,13 @@ func TestKcatProduceConsume(t *testing.T) {
 				want[k] = v
 				fmt.Fprintf(&in, "%s:%s\n", k, v)
 			}
-			args := append([]string{"-P", "-b", b.Addr(), "-t", topic, "-K:", "-H", "origin=kcat",
-				"-X", "linger.ms=50"}, tc.args...)
+			args := []string{"-P", "-b", b.Addr(), "-t", topic, "-K:", "-X", "linger.ms=50"}
+			wantHeaders := ""
+			if tc.headers {
+				args = append(args, "-H", "origin=kcat")
+				wantHeaders = "origin=kcat"
+			}
+			args = append(args, tc.args...)
 			run(t, in.String(), kcat, args...)
 			require.True(t, b.WaitRecords(topic, n, 10*time.Second), "the broker did not get %d records", n)
 
@@ -376,7 +392,7 @@ func TestKcatProduceConsume(t *testing.T) {
 			require.Len(t, stored, n)
 			for _, r := range stored {
 				require.Equal(t, want[r.key], r.value, "key %q", r.key)
-				require.Equal(t, "origin=kcat", r.headers)
+				require.Equal(t, wantHeaders, r.headers)
 			}
 			require.Equal(t, []record.Codec{tc.codec}, keys(codecs), "codecs of the stored batches")
 			for _, bt := range batches {
@@ -389,8 +405,12 @@ func TestKcatProduceConsume(t *testing.T) {
 			}
 
 			// Consume everything back with librdkafka.
-			out := run(t, "", kcat, "-C", "-b", b.Addr(), "-t", topic, "-o", "beginning", "-e", "-q",
-				"-f", "%p\t%o\t%k\t%s\t%h\n")
+			cargs := []string{"-C", "-b", b.Addr(), "-t", topic, "-o", "beginning", "-e", "-q",
+				"-f", "%p\t%o\t%k\t%s\t%h\n"}
+			if !tc.headers {
+				cargs = append(cargs, legacy...)
+			}
+			out := run(t, "", kcat, cargs...)
 			var got []storedRecord
 			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				f := strings.Split(line, "\t")
@@ -406,10 +426,7 @@ func TestKcatProduceConsume(t *testing.T) {
 			require.Equal(t, stored, got, "what kcat consumed vs what the broker stored")
 
 			seen := checkFrames(t, "kcat "+tc.name, b)
-			requireAPIs(t, "kcat "+tc.name, seen, "ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch")
-			if tc.name == "idempotent" {
-				requireAPIs(t, "kcat "+tc.name, seen, "InitProducerId")
-			}
+			requireAPIs(t, "kcat "+tc.name, seen, tc.apis...)
 		})
 	}
 }
@@ -433,35 +450,40 @@ func sortRecords(rs []storedRecord) {
 
 // -- kafka-python -------------------------------------------------------------
 
-// pythonScript produces n keyed messages (api_version auto-detected from
-// ApiVersions), then consumes the topic from the beginning without a group
-// and prints partition, offset, key, value and headers, tab-separated.
+// pythonScript produces n keyed messages, then consumes the topic from the
+// beginning without a group and prints partition, offset, key, value and
+// headers, tab-separated. api_version "auto" lets kafka-python pick the
+// versions from ApiVersions; "0.10.1" or "0.9" force an old protocol (no
+// ApiVersions, magic 1 or 0 message sets, no headers).
 const pythonScript = `
 import sys, logging
 from kafka import KafkaProducer, KafkaConsumer
 
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-addr, topic, compression, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+addr, topic, compression, n, api = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 compression = None if compression == 'none' else compression
+opts = dict(bootstrap_servers=addr, request_timeout_ms=10000)
+if api != 'auto':
+    opts['api_version'] = tuple(int(x) for x in api.split('.'))
 
-producer = KafkaProducer(bootstrap_servers=addr, compression_type=compression, linger_ms=20,
-                         request_timeout_ms=10000)
-print('producer api_version', producer.config['api_version'], file=sys.stderr)
+producer = KafkaProducer(compression_type=compression, linger_ms=20, **opts)
+api_version = producer.config['api_version']
+print('producer api_version', api_version, file=sys.stderr)
+headers = [('origin', b'kafka-python')] if api_version >= (0, 11) else None
 futures = [producer.send(topic, key=('key-%d' % i).encode(),
                          value=('value-%d-' % i + 'kwire speaks kafka ' * 12).encode(),
-                         headers=[('origin', b'kafka-python')])
+                         headers=headers)
            for i in range(n)]
 for f in futures:
-    md = f.get(timeout=20)
+    f.get(timeout=20)
 producer.flush(timeout=20)
 producer.close(timeout=10)
 
-consumer = KafkaConsumer(topic, bootstrap_servers=addr, group_id=None, auto_offset_reset='earliest',
-                         consumer_timeout_ms=1500, request_timeout_ms=10000)
+consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', consumer_timeout_ms=1500, **opts)
 print('consumer api_version', consumer.config['api_version'], file=sys.stderr)
 got = 0
 for m in consumer:
-    hs = ','.join('%s=%s' % (k, v.decode()) for k, v in m.headers)
+    hs = ','.join('%s=%s' % (k, v.decode()) for k, v in (m.headers or []))
     print('%d\t%d\t%s\t%s\t%s' % (m.partition, m.offset, m.key.decode(), m.value.decode(), hs))
     got += 1
     if got == n:
@@ -473,12 +495,18 @@ func TestKafkaPython(t *testing.T) {
 	python := needKafkaPython(t)
 	script := filepath.Join(t.TempDir(), "client.py")
 	require.NoError(t, os.WriteFile(script, []byte(pythonScript), 0o644))
+	all := []string{"ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch"}
+	// gzip is the only codec kafka-python has without extra modules.
 	cases := []struct {
-		name  string
-		codec record.Codec
+		name, api string
+		codec     record.Codec
+		apis      []string
 	}{
-		{"none", record.CodecNone},
-		{"gzip", record.CodecGzip}, // the only codec kafka-python has without extra modules
+		{"auto-none", "auto", record.CodecNone, all},
+		{"auto-gzip", "auto", record.CodecGzip, all},
+		{"0.10.1-gzip", "0.10.1", record.CodecGzip, all[1:]}, // Produce v2, magic 1
+		{"0.9-none", "0.9", record.CodecNone, all[1:]},       // Produce v1, magic 0
+		{"0.8.2-gzip", "0.8.2", record.CodecGzip, all[1:]},   // Produce v0, magic 0
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -486,13 +514,21 @@ func TestKafkaPython(t *testing.T) {
 			const partitions, n = 3, 6
 			b := startBroker(t, partitions)
 			topic := "python-" + tc.name
-			out := run(t, "", python, script, b.Addr(), topic, tc.name, strconv.Itoa(n))
+			compression := "none"
+			if tc.codec == record.CodecGzip {
+				compression = "gzip"
+			}
+			out := run(t, "", python, script, b.Addr(), topic, compression, strconv.Itoa(n), tc.api)
 
+			wantHeaders := ""
+			if tc.api == "auto" {
+				wantHeaders = "origin=kafka-python"
+			}
 			stored, codecs, _ := readStored(t, b, topic)
 			require.Len(t, stored, n)
 			for _, r := range stored {
 				require.True(t, strings.HasPrefix(r.value, strings.Replace(r.key, "key", "value", 1)+"-"), "record %+v", r)
-				require.Equal(t, "origin=kafka-python", r.headers)
+				require.Equal(t, wantHeaders, r.headers)
 			}
 			require.Equal(t, []record.Codec{tc.codec}, keys(codecs))
 
@@ -511,7 +547,7 @@ func TestKafkaPython(t *testing.T) {
 			require.Equal(t, stored, got, "what kafka-python consumed vs what the broker stored")
 
 			seen := checkFrames(t, "kafka-python "+tc.name, b)
-			requireAPIs(t, "kafka-python "+tc.name, seen, "ApiVersions", "Metadata", "Produce", "ListOffsets", "Fetch")
+			requireAPIs(t, "kafka-python "+tc.name, seen, tc.apis...)
 		})
 	}
 }
