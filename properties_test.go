@@ -148,7 +148,7 @@ func TestPropertiesTestStructs(t *testing.T) {
 }
 
 func TestPropertiesEveryAPIAndVersion(t *testing.T) {
-	samples := 30
+	samples := 100
 	if testing.Short() {
 		samples = 3
 	}
