@@ -137,6 +137,14 @@ func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
 			t.Logf("%s frame %d (%v): header has %d unknown tagged fields", client, i, p, len(hdr.UnknownTags))
 		}
 		sameBytes(t, fmt.Sprintf("%s request frame %d (%v)", client, i, p), f.Request, re)
+		// The body alone: Marshal gives the frame's tail, Size its length.
+		m, err := kwire.Marshal(body, hdr.APIVersion)
+		if assertNoErrorf(t, err, "%s frame %d (%v): Marshal", client, i, p) && !bytes.HasSuffix(f.Request, m) {
+			t.Errorf("%s frame %d (%v): Marshal(body) is not the frame's tail", client, i, p)
+		}
+		if n, err := kwire.Size(body, hdr.APIVersion); assertNoErrorf(t, err, "%s frame %d (%v): Size", client, i, p) && n != len(m) {
+			t.Errorf("%s frame %d (%v): Size %d, Marshal wrote %d bytes", client, i, p, n, len(m))
+		}
 
 		if f.Response == nil {
 			continue
@@ -356,6 +364,9 @@ func TestKcatProduceConsume(t *testing.T) {
 		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}, true, append(modern, "InitProducerId")},
 		{"acks0", record.CodecNone, []string{"-X", "acks=0"}, true, modern},
 		{"legacy-0.9-none", record.CodecNone, legacy, false, modern[1:]},
+		// Many batches, and small fetches: the broker cuts Fetch responses
+		// at the partition limit, so the consumer fetches again and again.
+		{"many", record.CodecLZ4, []string{"-z", "lz4", "-X", "batch.num.messages=50"}, true, modern},
 		{"legacy-0.9-gzip", record.CodecGzip, append([]string{"-z", "gzip"}, legacy...), false, modern[1:]},
 		{"legacy-0.9-snappy", record.CodecSnappy, append([]string{"-z", "snappy"}, legacy...), false, modern[1:]},
 		{"legacy-0.9-lz4", record.CodecLZ4, append([]string{"-z", "lz4"}, legacy...), false, modern[1:]},
@@ -363,7 +374,11 @@ func TestKcatProduceConsume(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			const partitions, n = 3, 5
+			const partitions = 3
+			n := 5
+			if tc.name == "many" {
+				n = 1500
+			}
 			b := startBroker(t, partitions)
 			topic := "kcat-" + tc.name
 
@@ -385,7 +400,7 @@ func TestKcatProduceConsume(t *testing.T) {
 			}
 			args = append(args, tc.args...)
 			run(t, in.String(), kcat, args...)
-			require.True(t, b.WaitRecords(topic, n, 10*time.Second), "the broker did not get %d records", n)
+			require.True(t, b.WaitRecords(topic, int64(n), 10*time.Second), "the broker did not get %d records", n)
 
 			// What the broker stored, read with kwire/record.
 			stored, codecs, batches := readStored(t, b, topic)
@@ -409,6 +424,9 @@ func TestKcatProduceConsume(t *testing.T) {
 				"-f", "%p\t%o\t%k\t%s\t%h\n"}
 			if !tc.headers {
 				cargs = append(cargs, legacy...)
+			}
+			if tc.name == "many" {
+				cargs = append(cargs, "-X", "fetch.message.max.bytes=1000")
 			}
 			out := run(t, "", kcat, cargs...)
 			var got []storedRecord
