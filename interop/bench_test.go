@@ -145,13 +145,19 @@ func BenchmarkDecode(b *testing.B) {
 
 // ---- whole frames, for the workloads kafka-go has ----
 
+// kmsgFormatter and benchClientIDPtr are made once, as a client would.
+var (
+	kmsgFormatter    = kmsg.NewRequestFormatter(kmsg.FormatterClientID(benchClientID))
+	benchClientIDPtr = ptr(benchClientID)
+)
+
 // kmsgAppendFrame writes a frame around kmsg's body: RequestFormatter for
 // requests; for responses (kmsg has no response formatter) the size, the
 // correlation id and, in flexible versions but never for ApiVersions, an
 // empty tag section.
 func kmsgAppendFrame(buf []byte, m kmsgMessage, resp bool) []byte {
 	if !resp {
-		return kmsg.NewRequestFormatter(kmsg.FormatterClientID(benchClientID)).AppendRequest(buf, m.(kmsg.Request), benchCorrelation)
+		return kmsgFormatter.AppendRequest(buf, m.(kmsg.Request), benchCorrelation)
 	}
 	start := len(buf)
 	buf = append(buf, 0, 0, 0, 0, 0, 0, 0, benchCorrelation)
@@ -182,7 +188,7 @@ func kwireAppendFrame(buf []byte, w workload, m any) ([]byte, error) {
 	if w.resp {
 		return kwire.AppendResponse(buf, m, w.version, benchCorrelation)
 	}
-	return kwire.AppendRequest(buf, m, w.version, benchCorrelation, ptr(benchClientID))
+	return kwire.AppendRequest(buf, m, w.version, benchCorrelation, benchClientIDPtr)
 }
 
 func kwireReadFrame(frame []byte, w workload, newMsg func() any) error {
