@@ -66,6 +66,10 @@ type Frame struct {
 	Conn     int // which connection, in accept order
 	Request  []byte
 	Response []byte
+	// ResponseVersion is the version the response was written at: the
+	// request's, except for an ApiVersions request newer than the broker,
+	// answered at v0.
+	ResponseVersion int16
 }
 
 // Broker is a single-node in-memory Kafka broker on 127.0.0.1.
@@ -74,6 +78,9 @@ type Broker struct {
 	DefaultPartitions int
 	// Logf receives one line per notable event (nil: silent).
 	Logf func(format string, args ...any)
+	// Versions is what the broker advertises and accepts: Supported, or
+	// a narrower map given to StartVersions.
+	Versions map[int16][2]int16
 
 	ln   net.Listener
 	port int32
@@ -107,7 +114,26 @@ type storedBatch struct {
 }
 
 // Start listens on 127.0.0.1 on a free port and serves until Close.
+// Auto-created topics get defaultPartitions partitions; logf (may be nil)
+// gets a line per notable event.
 func Start(defaultPartitions int, logf func(string, ...any)) (*Broker, error) {
+	return StartVersions(defaultPartitions, logf, Supported)
+}
+
+// StartVersions is Start with the API version ranges to advertise and
+// accept; ranges wider than Supported are cut to it.
+func StartVersions(defaultPartitions int, logf func(string, ...any), versions map[int16][2]int16) (*Broker, error) {
+	vs := map[int16][2]int16{}
+	for k, r := range versions {
+		s, ok := Supported[k]
+		if !ok {
+			continue
+		}
+		r = [2]int16{max(r[0], s[0]), min(r[1], s[1])}
+		if r[0] <= r[1] {
+			vs[k] = r
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -115,6 +141,7 @@ func Start(defaultPartitions int, logf func(string, ...any)) (*Broker, error) {
 	b := &Broker{
 		DefaultPartitions: defaultPartitions,
 		Logf:              logf,
+		Versions:          vs,
 		ln:                ln,
 		port:              int32(ln.Addr().(*net.TCPAddr).Port),
 		done:              make(chan struct{}),
@@ -313,7 +340,9 @@ func (b *Broker) serve(c net.Conn, id int) {
 		idx := len(b.frames) - 1
 		b.mu.Unlock()
 
-		out, err := b.handleFrame(out[:0], frame, id)
+		var err error
+		var respVersion int16
+		out, respVersion, err = b.handleFrame(out[:0], frame, id)
 		if err != nil {
 			b.logf("conn %d: %v: closing", id, err)
 			return
@@ -323,6 +352,7 @@ func (b *Broker) serve(c net.Conn, id int) {
 		}
 		b.mu.Lock()
 		b.frames[idx].Response = append([]byte(nil), out...)
+		b.frames[idx].ResponseVersion = respVersion
 		b.mu.Unlock()
 		if _, err := c.Write(out); err != nil {
 			b.logf("conn %d: write: %v", id, err)
@@ -332,31 +362,33 @@ func (b *Broker) serve(c net.Conn, id int) {
 }
 
 // handleFrame decodes one request frame and appends the response frame to
-// out; an empty result means no response is due.
-func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, error) {
+// out, and gives the response's version; an empty result means no response
+// is due.
+func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error) {
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
 	version := int16(binary.BigEndian.Uint16(frame[6:]))
 	corr := int32(binary.BigEndian.Uint32(frame[8:]))
-	if key == 18 && version > Supported[18][1] {
+	if r, ok := b.Versions[18]; key == 18 && (!ok || version > r[1]) {
 		// A newer ApiVersions than ours: Kafka answers with v0 and
 		// UNSUPPORTED_VERSION, and the client retries with a version
 		// from the list.
 		b.logf("conn %d: ApiVersions v%d: answering UNSUPPORTED_VERSION at v0", conn, version)
 		resp := b.apiVersions()
 		resp.ErrorCode = errUnsupportedVersion
-		return kwire.AppendResponse(out, resp, 0, corr)
+		out, err := kwire.AppendResponse(out, resp, 0, corr)
+		return out, 0, err
 	}
 	hdr, body, err := messages.ReadRequest(frame)
 	if err != nil {
-		return out, fmt.Errorf("request key %d v%d: %w", key, version, err)
+		return out, 0, fmt.Errorf("request key %d v%d: %w", key, version, err)
 	}
-	r, ok := Supported[hdr.APIKey]
+	r, ok := b.Versions[hdr.APIKey]
 	if !ok || hdr.APIVersion < r[0] || hdr.APIVersion > r[1] {
 		name := strconv.Itoa(int(hdr.APIKey))
 		if api, ok := messages.Lookup(hdr.APIKey); ok {
 			name = api.Name
 		}
-		return out, fmt.Errorf("unsupported request %s v%d", name, hdr.APIVersion)
+		return out, 0, fmt.Errorf("unsupported request %s v%d", name, hdr.APIVersion)
 	}
 	var resp any
 	switch req := body.(type) {
@@ -367,7 +399,7 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, error) {
 	case *messages.ProduceRequest:
 		pr := b.produce(req, hdr.APIVersion)
 		if req.Acks == 0 {
-			return out, nil
+			return out, 0, nil
 		}
 		resp = pr
 	case *messages.FetchRequest:
@@ -379,20 +411,21 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, error) {
 	case *messages.InitProducerIDRequest:
 		resp = b.initProducerID(req)
 	default:
-		return out, fmt.Errorf("no handler for %T", body)
+		return out, 0, fmt.Errorf("no handler for %T", body)
 	}
-	return kwire.AppendResponse(out, resp, hdr.APIVersion, hdr.CorrelationID)
+	out, err = kwire.AppendResponse(out, resp, hdr.APIVersion, hdr.CorrelationID)
+	return out, hdr.APIVersion, err
 }
 
 func (b *Broker) apiVersions() *messages.ApiVersionsResponse {
 	resp := messages.NewApiVersionsResponse()
-	keys := make([]int, 0, len(Supported))
-	for k := range Supported {
+	keys := make([]int, 0, len(b.Versions))
+	for k := range b.Versions {
 		keys = append(keys, int(k))
 	}
 	sort.Ints(keys)
 	for _, k := range keys {
-		r := Supported[int16(k)]
+		r := b.Versions[int16(k)]
 		resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{
 			ApiKey: int16(k), MinVersion: r[0], MaxVersion: r[1],
 		})

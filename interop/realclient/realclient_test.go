@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +31,12 @@ const cmdTimeout = 45 * time.Second
 
 func startBroker(t *testing.T, partitions int) *Broker {
 	t.Helper()
-	b, err := Start(partitions, t.Logf)
+	return startBrokerVersions(t, partitions, Supported)
+}
+
+func startBrokerVersions(t *testing.T, partitions int, versions map[int16][2]int16) *Broker {
+	t.Helper()
+	b, err := StartVersions(partitions, t.Logf, versions)
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 	return b
@@ -149,16 +155,36 @@ func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
 		if f.Response == nil {
 			continue
 		}
-		rh, resp, err := messages.ReadResponse(f.Response, hdr.APIKey, hdr.APIVersion)
+		rh, resp, err := messages.ReadResponse(f.Response, hdr.APIKey, f.ResponseVersion)
 		if !assertNoErrorf(t, err, "%s response to frame %d (%v): ReadResponse", client, i, p) {
 			continue
 		}
 		require.Equal(t, hdr.CorrelationID, rh.CorrelationID)
-		reResp, err := kwire.AppendResponse(nil, resp, hdr.APIVersion, rh.CorrelationID)
+		reResp, err := kwire.AppendResponse(nil, resp, f.ResponseVersion, rh.CorrelationID)
 		if assertNoErrorf(t, err, "%s response to frame %d (%v): AppendResponse", client, i, p) {
 			sameBytes(t, fmt.Sprintf("%s response frame %d (%v)", client, i, p), f.Response, reResp)
 		}
 	}
+	t.Logf("%s: %d request frames, all re-encoded byte for byte: %s", client, len(frames), formatPairs(seen))
+	family := strings.Fields(client)[0]
+	summary.Lock()
+	if summary.seen[family] == nil {
+		summary.seen[family] = map[apiVersion]int{}
+	}
+	for p, n := range seen {
+		summary.seen[family][p] += n
+	}
+	summary.Unlock()
+	return seen
+}
+
+// summary collects the (API, version) pairs of every run, per client.
+var summary = struct {
+	sync.Mutex
+	seen map[string]map[apiVersion]int
+}{seen: map[string]map[apiVersion]int{}}
+
+func formatPairs(seen map[apiVersion]int) string {
 	pairs := make([]apiVersion, 0, len(seen))
 	for p := range seen {
 		pairs = append(pairs, p)
@@ -173,8 +199,7 @@ func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
 	for _, p := range pairs {
 		list = append(list, fmt.Sprintf("%v (x%d)", p, seen[p]))
 	}
-	t.Logf("%s: %d request frames, all re-encoded byte for byte: %s", client, len(frames), strings.Join(list, ", "))
-	return seen
+	return strings.Join(list, ", ")
 }
 
 func assertNoErrorf(t *testing.T, err error, format string, args ...any) bool {
@@ -349,27 +374,37 @@ func TestKcatProduceConsume(t *testing.T) {
 	// magic 0 message sets in Produce v1 and Fetch v1, ListOffsets v0,
 	// Metadata v0. No record headers before magic 2.
 	legacy := []string{"-X", "api.version.request=false", "-X", "broker.version.fallback=0.9.0"}
+	// Brokers that advertise less, so that librdkafka picks older
+	// versions; ApiVersions v3 gets UNSUPPORTED_VERSION and a retry.
+	narrowA := withVersions(map[int16][2]int16{18: {0, 2}, 3: {0, 2}, 0: {0, 3}, 1: {0, 4}, 2: {0, 1}})
+	narrowB := withVersions(map[int16][2]int16{18: {0, 1}, 3: {0, 3}, 0: {0, 5}, 1: {0, 8}, 2: {0, 0}})
+	// Magic 1 message sets: Produce v2, Fetch v2-3 (no record headers).
+	narrowC := withVersions(map[int16][2]int16{18: {0, 0}, 3: {0, 1}, 0: {0, 2}, 1: {0, 3}, 2: {0, 1}})
 	cases := []struct {
-		name    string
-		codec   record.Codec
-		args    []string
-		headers bool
-		apis    []string
+		name     string
+		codec    record.Codec
+		args     []string
+		headers  bool
+		apis     []string
+		versions map[int16][2]int16
 	}{
-		{"none", record.CodecNone, nil, true, modern},
-		{"gzip", record.CodecGzip, []string{"-z", "gzip"}, true, modern},
-		{"snappy", record.CodecSnappy, []string{"-z", "snappy"}, true, modern},
-		{"lz4", record.CodecLZ4, []string{"-z", "lz4"}, true, modern},
-		{"zstd", record.CodecZstd, []string{"-z", "zstd"}, true, modern},
-		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}, true, append(modern, "InitProducerId")},
-		{"acks0", record.CodecNone, []string{"-X", "acks=0"}, true, modern},
-		{"legacy-0.9-none", record.CodecNone, legacy, false, modern[1:]},
+		{"none", record.CodecNone, nil, true, modern, nil},
+		{"gzip", record.CodecGzip, []string{"-z", "gzip"}, true, modern, nil},
+		{"snappy", record.CodecSnappy, []string{"-z", "snappy"}, true, modern, nil},
+		{"lz4", record.CodecLZ4, []string{"-z", "lz4"}, true, modern, nil},
+		{"zstd", record.CodecZstd, []string{"-z", "zstd"}, true, modern, nil},
+		{"idempotent", record.CodecNone, []string{"-X", "enable.idempotence=true"}, true, append(modern, "InitProducerId"), nil},
+		{"acks0", record.CodecNone, []string{"-X", "acks=0"}, true, modern, nil},
+		{"legacy-0.9-none", record.CodecNone, legacy, false, modern[1:], nil},
+		{"legacy-0.9-gzip", record.CodecGzip, append([]string{"-z", "gzip"}, legacy...), false, modern[1:], nil},
+		{"legacy-0.9-snappy", record.CodecSnappy, append([]string{"-z", "snappy"}, legacy...), false, modern[1:], nil},
+		{"legacy-0.9-lz4", record.CodecLZ4, append([]string{"-z", "lz4"}, legacy...), false, modern[1:], nil},
+		{"narrow-a-gzip", record.CodecGzip, []string{"-z", "gzip"}, true, modern, narrowA},
+		{"narrow-b-snappy", record.CodecSnappy, []string{"-z", "snappy"}, true, modern, narrowB},
+		{"narrow-c-lz4", record.CodecLZ4, []string{"-z", "lz4"}, false, modern, narrowC},
 		// Many batches, and small fetches: the broker cuts Fetch responses
 		// at the partition limit, so the consumer fetches again and again.
-		{"many", record.CodecLZ4, []string{"-z", "lz4", "-X", "batch.num.messages=50"}, true, modern},
-		{"legacy-0.9-gzip", record.CodecGzip, append([]string{"-z", "gzip"}, legacy...), false, modern[1:]},
-		{"legacy-0.9-snappy", record.CodecSnappy, append([]string{"-z", "snappy"}, legacy...), false, modern[1:]},
-		{"legacy-0.9-lz4", record.CodecLZ4, append([]string{"-z", "lz4"}, legacy...), false, modern[1:]},
+		{"many", record.CodecLZ4, []string{"-z", "lz4", "-X", "batch.num.messages=50"}, true, modern, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -379,7 +414,11 @@ func TestKcatProduceConsume(t *testing.T) {
 			if tc.name == "many" {
 				n = 1500
 			}
-			b := startBroker(t, partitions)
+			versions := tc.versions
+			if versions == nil {
+				versions = Supported
+			}
+			b := startBrokerVersions(t, partitions, versions)
 			topic := "kcat-" + tc.name
 
 			// Values long and repetitive enough that compression pays:
@@ -422,7 +461,7 @@ func TestKcatProduceConsume(t *testing.T) {
 			// Consume everything back with librdkafka.
 			cargs := []string{"-C", "-b", b.Addr(), "-t", topic, "-o", "beginning", "-e", "-q",
 				"-f", "%p\t%o\t%k\t%s\t%h\n"}
-			if !tc.headers {
+			if slices.Contains(tc.args, "api.version.request=false") {
 				cargs = append(cargs, legacy...)
 			}
 			if tc.name == "many" {
@@ -447,6 +486,18 @@ func TestKcatProduceConsume(t *testing.T) {
 			requireAPIs(t, "kcat "+tc.name, seen, tc.apis...)
 		})
 	}
+}
+
+// withVersions is Supported with some ranges replaced.
+func withVersions(m map[int16][2]int16) map[int16][2]int16 {
+	out := map[int16][2]int16{}
+	for k, r := range Supported {
+		out[k] = r
+	}
+	for k, r := range m {
+		out[k] = r
+	}
+	return out
 }
 
 func keys[K comparable, V any](m map[K]V) []K {
@@ -567,6 +618,19 @@ func TestKafkaPython(t *testing.T) {
 			seen := checkFrames(t, "kafka-python "+tc.name, b)
 			requireAPIs(t, "kafka-python "+tc.name, seen, tc.apis...)
 		})
+	}
+}
+
+// TestSummary runs last (tests run in file order) and logs, per client,
+// every (API, version) pair the tests above saw.
+func TestSummary(t *testing.T) {
+	summary.Lock()
+	defer summary.Unlock()
+	if len(summary.seen) == 0 {
+		t.Skip("no client ran")
+	}
+	for _, c := range keys(summary.seen) {
+		t.Logf("%s: %s", c, formatPairs(summary.seen[c]))
 	}
 }
 
