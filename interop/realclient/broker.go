@@ -47,15 +47,21 @@ const (
 // answers get the stored batches converted back to magic 0 (v0-1) or 1
 // (v2-3), headers dropped, as Kafka does. Fetch stops at 12 because 13+
 // names topics by id only (Metadata v10+ does return topic ids).
-// FindCoordinator answers with this broker; nothing else about groups is
-// implemented (librdkafka takes FindCoordinator v0 as the sign of a broker
-// recent enough for LZ4).
+// FindCoordinator answers with this broker, which coordinates groups of
+// one consumer each (group.go) with the classic protocol; OffsetCommit and
+// OffsetFetch stop at v8, before the member epochs of KIP-848.
 var Supported = map[int16][2]int16{
 	0:  {0, 11}, // Produce
 	1:  {0, 12}, // Fetch
 	2:  {0, 7},  // ListOffsets
 	3:  {0, 12}, // Metadata
+	8:  {0, 8},  // OffsetCommit
+	9:  {0, 8},  // OffsetFetch
 	10: {0, 4},  // FindCoordinator
+	11: {0, 9},  // JoinGroup
+	12: {0, 4},  // Heartbeat
+	13: {0, 5},  // LeaveGroup
+	14: {0, 5},  // SyncGroup
 	18: {0, 4},  // ApiVersions
 	22: {0, 4},  // InitProducerId
 }
@@ -95,6 +101,8 @@ type Broker struct {
 	byID       map[kwire.UUID]*topic
 	changed    chan struct{} // closed and replaced whenever records are appended
 	producerID int64
+	groups     map[string]*group
+	memberSeq  int
 }
 
 type topic struct {
@@ -355,7 +363,11 @@ func (b *Broker) serve(c net.Conn, id int) {
 		b.frames[idx].ResponseVersion = respVersion
 		b.mu.Unlock()
 		if _, err := c.Write(out); err != nil {
-			b.logf("conn %d: write: %v", id, err)
+			select {
+			case <-b.done: // closed under a long-polling fetch
+			default:
+				b.logf("conn %d: write: %v", id, err)
+			}
 			return
 		}
 	}
@@ -406,6 +418,18 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 		resp = b.fetch(req, hdr.APIVersion)
 	case *messages.ListOffsetsRequest:
 		resp = b.listOffsets(req, hdr.APIVersion)
+	case *messages.JoinGroupRequest:
+		resp = b.joinGroup(req, hdr.APIVersion)
+	case *messages.SyncGroupRequest:
+		resp = b.syncGroup(req)
+	case *messages.HeartbeatRequest:
+		resp = b.heartbeat(req)
+	case *messages.LeaveGroupRequest:
+		resp = b.leaveGroup(req, hdr.APIVersion)
+	case *messages.OffsetCommitRequest:
+		resp = b.offsetCommit(req, hdr.APIVersion)
+	case *messages.OffsetFetchRequest:
+		resp = b.offsetFetch(req, hdr.APIVersion)
 	case *messages.FindCoordinatorRequest:
 		resp = b.findCoordinator(req, hdr.APIVersion)
 	case *messages.InitProducerIDRequest:

@@ -624,6 +624,142 @@ func TestKafkaPython(t *testing.T) {
 	}
 }
 
+// TestKcatGroup consumes in a consumer group (kcat -G: librdkafka's
+// balanced consumer): the broker's coordinator hands the only member every
+// partition, offsets are committed on close, and a second run with the same
+// group gets only what was produced since.
+func TestKcatGroup(t *testing.T) {
+	kcat := needKcat(t)
+	b := startBroker(t, 3)
+	const topic, groupID = "kcat-group", "kcat-consumers"
+	produce := func(from, to int) {
+		var in strings.Builder
+		for i := from; i < to; i++ {
+			fmt.Fprintf(&in, "key-%d:value-%d\n", i, i)
+		}
+		run(t, in.String(), kcat, "-P", "-b", b.Addr(), "-t", topic, "-K:")
+		require.True(t, b.WaitRecords(topic, int64(to), 10*time.Second))
+	}
+	consume := func() []string {
+		out := run(t, "", kcat, "-b", b.Addr(), "-G", groupID, "-X", "auto.offset.reset=earliest", "-e", "-q",
+			"-f", "%k=%s\n", topic)
+		lines := strings.Fields(out)
+		sort.Strings(lines)
+		return lines
+	}
+	ends := func() map[string]map[int32]int64 {
+		out := map[string]map[int32]int64{topic: {}}
+		for p := range int32(3) {
+			var n int64
+			for _, raw := range b.Batches(topic, p) {
+				bs, _, err := record.ReadBatches(raw)
+				require.NoError(t, err)
+				n = bs[len(bs)-1].LastOffset() + 1
+			}
+			if n > 0 {
+				out[topic][p] = n
+			}
+		}
+		return out
+	}
+	want := func(from, to int) []string {
+		var w []string
+		for i := from; i < to; i++ {
+			w = append(w, fmt.Sprintf("key-%d=value-%d", i, i))
+		}
+		sort.Strings(w)
+		return w
+	}
+
+	produce(0, 6)
+	require.Equal(t, want(0, 6), consume())
+	require.Equal(t, ends(), b.CommittedOffsets(groupID), "committed offsets after the first run")
+	produce(6, 9)
+	require.Equal(t, want(6, 9), consume(), "the second run starts at the committed offsets")
+	require.Equal(t, ends(), b.CommittedOffsets(groupID), "committed offsets after the second run")
+
+	seen := checkFrames(t, "kcat -G", b)
+	requireAPIs(t, "kcat -G", seen, "ApiVersions", "Metadata", "Produce", "Fetch",
+		"FindCoordinator", "JoinGroup", "SyncGroup", "LeaveGroup", "OffsetCommit", "OffsetFetch")
+}
+
+// pythonGroupScript produces n messages, consumes them in a group,
+// produces m more and consumes again with a new consumer of the same
+// group, which starts at the offsets the first one committed on close.
+const pythonGroupScript = `
+import sys, logging
+from kafka import KafkaProducer, KafkaConsumer
+
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+addr, topic, group, n, m, api = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+opts = dict(bootstrap_servers=addr, request_timeout_ms=10000)
+if api != 'auto':
+    opts['api_version'] = tuple(int(x) for x in api.split('.'))
+
+def produce(lo, hi):
+    p = KafkaProducer(**opts)
+    for i in range(lo, hi):
+        p.send(topic, key=b'key-%d' % i, value=b'value-%d' % i).get(timeout=20)
+    p.close(timeout=10)
+
+def consume(run, want):
+    c = KafkaConsumer(topic, group_id=group, auto_offset_reset='earliest', enable_auto_commit=True,
+                      consumer_timeout_ms=3000, session_timeout_ms=6000, heartbeat_interval_ms=500, **opts)
+    got = 0
+    for msg in c:
+        print('%d\t%s=%s' % (run, msg.key.decode(), msg.value.decode()))
+        got += 1
+        if got == want:
+            break
+    c.close()  # commits
+
+produce(0, n)
+consume(1, n)
+produce(n, n + m)
+consume(2, m)
+`
+
+func TestKafkaPythonGroup(t *testing.T) {
+	python := needKafkaPython(t)
+	script := filepath.Join(t.TempDir(), "group.py")
+	require.NoError(t, os.WriteFile(script, []byte(pythonGroupScript), 0o644))
+	for _, api := range []string{"auto", "0.9"} {
+		t.Run(api, func(t *testing.T) {
+			t.Parallel()
+			b := startBroker(t, 3)
+			const n, m = 5, 3
+			topic, groupID := "python-group-"+api, "python-consumers"
+			out := run(t, "", python, script, b.Addr(), topic, groupID, strconv.Itoa(n), strconv.Itoa(m), api)
+			got := map[string][]string{}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				f := strings.Split(line, "\t")
+				require.Len(t, f, 2, "python line %q", line)
+				got[f[0]] = append(got[f[0]], f[1])
+			}
+			want := func(from, to int) []string {
+				var w []string
+				for i := from; i < to; i++ {
+					w = append(w, fmt.Sprintf("key-%d=value-%d", i, i))
+				}
+				return w
+			}
+			sort.Strings(got["1"])
+			sort.Strings(got["2"])
+			require.Equal(t, want(0, n), got["1"])
+			require.Equal(t, want(n, n+m), got["2"], "the second consumer starts at the committed offsets")
+			var total int64
+			for _, o := range b.CommittedOffsets(groupID)[topic] {
+				total += o
+			}
+			require.EqualValues(t, n+m, total, "committed offsets: %v", b.CommittedOffsets(groupID))
+
+			seen := checkFrames(t, "kafka-python group "+api, b)
+			requireAPIs(t, "kafka-python group "+api, seen, "Metadata", "Produce", "Fetch",
+				"FindCoordinator", "JoinGroup", "SyncGroup", "OffsetCommit", "OffsetFetch")
+		})
+	}
+}
+
 // TestSummary runs last (tests run in file order) and logs, per client,
 // every (API, version) pair the tests above saw.
 func TestSummary(t *testing.T) {
