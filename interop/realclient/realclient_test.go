@@ -781,8 +781,8 @@ func TestBrokerClosesOnUnsupported(t *testing.T) {
 	b := startBroker(t, 1)
 	client := "probe"
 	for _, frame := range [][]byte{
-		must(kwire.AppendRequest(nil, messages.NewOffsetFetchRequest(), 1, 7, &client)), // OffsetFetch: not implemented
-		must(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 13, 8, &client)),   // Metadata v13: above the range
+		must(kwire.AppendRequest(nil, messages.NewCreateTopicsRequest(), 4, 7, &client)), // CreateTopics: not implemented
+		must(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 13, 8, &client)),    // Metadata v13: above the range
 		{0x7f, 0xff, 0xff, 0xff}, // 2 GiB frame
 	} {
 		c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
