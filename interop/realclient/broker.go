@@ -49,7 +49,8 @@ const (
 // names topics by id only (Metadata v10+ does return topic ids).
 // FindCoordinator answers with this broker, which coordinates groups of
 // one consumer each (group.go) with the classic protocol; OffsetCommit and
-// OffsetFetch stop at v8, before the member epochs of KIP-848.
+// OffsetFetch stop at v8, before the member epochs of KIP-848. It is also
+// a transaction coordinator for produce-and-commit (txn.go).
 var Supported = map[int16][2]int16{
 	0:  {0, 11}, // Produce
 	1:  {0, 12}, // Fetch
@@ -64,6 +65,8 @@ var Supported = map[int16][2]int16{
 	14: {0, 5},  // SyncGroup
 	18: {0, 4},  // ApiVersions
 	22: {0, 4},  // InitProducerId
+	24: {0, 3},  // AddPartitionsToTxn (v4+ is broker to broker)
+	26: {0, 4},  // EndTxn (v5 is KIP-890's transactions v2)
 }
 
 // Frame is one request a client sent, size prefix included, and the
@@ -103,6 +106,7 @@ type Broker struct {
 	producerID int64
 	groups     map[string]*group
 	memberSeq  int
+	txns       map[string]*txn
 }
 
 type topic struct {
@@ -112,8 +116,10 @@ type topic struct {
 }
 
 type partition struct {
-	batches []storedBatch
-	next    int64 // the log end offset (high watermark: every write is committed)
+	batches  []storedBatch
+	next     int64           // the log end offset (high watermark: every write is committed)
+	openTxns map[int64]int64 // producer id -> first offset of its open transaction
+	aborted  []abortedTxn
 }
 
 type storedBatch struct {
@@ -430,6 +436,10 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 		resp = b.offsetCommit(req, hdr.APIVersion)
 	case *messages.OffsetFetchRequest:
 		resp = b.offsetFetch(req, hdr.APIVersion)
+	case *messages.AddPartitionsToTxnRequest:
+		resp = b.addPartitionsToTxn(req)
+	case *messages.EndTxnRequest:
+		resp = b.endTxn(req)
 	case *messages.FindCoordinatorRequest:
 		resp = b.findCoordinator(req, hdr.APIVersion)
 	case *messages.InitProducerIDRequest:
@@ -568,8 +578,16 @@ func (b *Broker) produce(req *messages.ProduceRequest, version int16) *messages.
 			}
 			pr.BaseOffset = p.next
 			pr.LogStartOffset = 0
-			for _, raw := range batches {
-				raw = append([]byte(nil), raw...)
+			for _, in := range batches {
+				raw := append([]byte(nil), in.raw...)
+				if in.transactional {
+					if p.openTxns == nil {
+						p.openTxns = map[int64]int64{}
+					}
+					if _, open := p.openTxns[in.producerID]; !open {
+						p.openTxns[in.producerID] = p.next
+					}
+				}
 				binary.BigEndian.PutUint64(raw, uint64(p.next))
 				delta := int64(int32(binary.BigEndian.Uint32(raw[23:])))
 				sb := storedBatch{base: p.next, last: p.next + delta, raw: raw}
@@ -595,12 +613,12 @@ var errFormat = errors.New("record format does not match the request version")
 // batches (magic 2): every record must decode, and the batches are stored
 // as they came. Produce v0-2 carry legacy message sets (magic 0 or 1): their
 // records are rebuilt into one record batch with the same codec.
-func checkBatches(data []byte, version int16) ([][]byte, error) {
+func checkBatches(data []byte, version int16) ([]incoming, error) {
 	if len(data) == 0 {
 		return nil, errors.New("no records")
 	}
 	r := record.NewReader(data)
-	var out [][]byte
+	var out []incoming
 	var legacy []record.Record
 	codec := record.CodecNone
 	for {
@@ -622,7 +640,7 @@ func checkBatches(data []byte, version int16) ([][]byte, error) {
 			return nil, fmt.Errorf("batch of %d records with last offset delta %d", len(recs), bt.LastOffsetDelta)
 		}
 		if bt.Magic == 2 {
-			out = append(out, bt.Raw)
+			out = append(out, incoming{bt.Raw, bt.Attributes.Transactional(), bt.ProducerID})
 			continue
 		}
 		legacy = append(legacy, recs...)
@@ -638,9 +656,16 @@ func checkBatches(data []byte, version int16) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, batch)
+		out = append(out, incoming{raw: batch})
 	}
 	return out, nil
+}
+
+// incoming is a batch of a Produce request, checked.
+type incoming struct {
+	raw           []byte
+	transactional bool
+	producerID    int64
 }
 
 // downConvert turns stored record batches into a legacy message set for
@@ -720,14 +745,29 @@ func (b *Broker) fetchOnce(req *messages.FetchRequest, version int16) (*messages
 				pd.ErrorCode = errUnknownTopicOrPartition
 			case fp.FetchOffset < 0 || fp.FetchOffset > p.next:
 				pd.ErrorCode = errOffsetOutOfRange
-				pd.HighWatermark, pd.LastStableOffset, pd.LogStartOffset = p.next, p.next, 0
+				pd.HighWatermark, pd.LastStableOffset, pd.LogStartOffset = p.next, p.lastStable(), 0
 			default:
-				pd.HighWatermark, pd.LastStableOffset, pd.LogStartOffset = p.next, p.next, 0
+				lso := p.lastStable()
+				pd.HighWatermark, pd.LastStableOffset, pd.LogStartOffset = p.next, lso, 0
+				end := p.next
+				if req.IsolationLevel == 1 && version >= 4 { // read_committed
+					end = lso
+					pd.AbortedTransactions = []messages.FetchResponseAbortedTransaction{}
+					for _, a := range p.aborted {
+						if a.lastOffset >= fp.FetchOffset && a.firstOffset < end {
+							pd.AbortedTransactions = append(pd.AbortedTransactions,
+								messages.FetchResponseAbortedTransaction{ProducerID: a.producerID, FirstOffset: a.firstOffset})
+						}
+					}
+				}
 				limit := int(fp.PartitionMaxBytes)
 				var recs []byte
 				for _, sb := range p.batches {
 					if sb.last < fp.FetchOffset {
 						continue
+					}
+					if sb.base >= end {
+						break
 					}
 					// Whole batches only; the first one always goes, so a
 					// batch larger than the limits cannot stall a consumer.
@@ -779,6 +819,8 @@ func (b *Broker) listOffsets(req *messages.ListOffsetsRequest, version int16) *m
 			}
 			pr.LeaderEpoch = 0
 			switch ts := lp.Timestamp; {
+			case ts == -1 && req.IsolationLevel == 1 && version >= 2: // latest committed
+				pr.Offset = p.lastStable()
 			case ts == -1: // latest
 				pr.Offset = p.next
 			case ts == -2: // earliest
@@ -851,13 +893,12 @@ func (p *partition) maxTimestamp() (offset, timestamp int64) {
 
 func (b *Broker) initProducerID(req *messages.InitProducerIDRequest) *messages.InitProducerIDResponse {
 	resp := messages.NewInitProducerIDResponse()
-	if req.TransactionalID != nil {
-		resp.ErrorCode = errInvalidRequest // no transactions here
-		resp.ProducerID, resp.ProducerEpoch = -1, -1
-		return resp
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if req.TransactionalID != nil {
+		b.initTransactional(req, resp)
+		return resp
+	}
 	if req.ProducerID >= 0 && req.ProducerEpoch >= 0 && req.ProducerEpoch < 32767 {
 		resp.ProducerID, resp.ProducerEpoch = req.ProducerID, req.ProducerEpoch+1 // an epoch bump
 		return resp

@@ -261,7 +261,8 @@ type storedRecord struct {
 
 // readStored reads every stored batch of a topic with kwire/record (which
 // checks the CRCs and decompresses) and checks that offsets run 0, 1, 2...
-// in each partition. It returns the records and the codecs seen.
+// in each partition. It returns the data records (not the control records
+// of transaction markers), the codecs seen and every batch.
 func readStored(t *testing.T, b *Broker, topic string) ([]storedRecord, map[record.Codec]int, []*record.Batch) {
 	t.Helper()
 	var out []storedRecord
@@ -285,6 +286,9 @@ func readStored(t *testing.T, b *Broker, topic string) ([]storedRecord, map[reco
 				r := it.Record()
 				require.Equal(t, next, r.Offset, "partition %d", p)
 				next++
+				if bt.Attributes.Control() {
+					continue
+				}
 				var hs []string
 				for _, h := range r.Headers {
 					hs = append(hs, h.Key+"="+string(h.Value))
@@ -681,6 +685,72 @@ func TestKcatGroup(t *testing.T) {
 	seen := checkFrames(t, "kcat -G", b)
 	requireAPIs(t, "kcat -G", seen, "ApiVersions", "Metadata", "Produce", "Fetch",
 		"FindCoordinator", "JoinGroup", "SyncGroup", "LeaveGroup", "OffsetCommit", "OffsetFetch")
+}
+
+// TestKcatTransaction produces in a transaction (librdkafka's transactional
+// producer: FindCoordinator for the transactional id, InitProducerId,
+// AddPartitionsToTxn, Produce, EndTxn); the broker writes a commit marker
+// after the records of each partition, and a read_committed consumer gets
+// them all.
+func TestKcatTransaction(t *testing.T) {
+	kcat := needKcat(t)
+	b := startBroker(t, 3)
+	const topic, n = "kcat-txn", 6
+	var in strings.Builder
+	want := map[string]string{}
+	for i := range n {
+		fmt.Fprintf(&in, "key-%d:value-%d\n", i, i)
+		want[fmt.Sprintf("key-%d", i)] = fmt.Sprintf("value-%d", i)
+	}
+	run(t, in.String(), kcat, "-P", "-b", b.Addr(), "-t", topic, "-K:", "-X", "transactional.id=kcat-txn")
+
+	stored, _, batches := readStored(t, b, topic)
+	require.Len(t, stored, n)
+	for _, r := range stored {
+		require.Equal(t, want[r.key], r.value)
+	}
+	markers := 0
+	for _, bt := range batches {
+		require.True(t, bt.Attributes.Transactional(), "batch at %d", bt.BaseOffset)
+		require.GreaterOrEqual(t, bt.ProducerID, int64(0))
+		if !bt.Attributes.Control() {
+			continue
+		}
+		recs, err := bt.Records()
+		require.NoError(t, err)
+		require.Len(t, recs, 1)
+		key, err := recs[0].ControlKey()
+		require.NoError(t, err)
+		require.Equal(t, record.ControlCommit, key.Type)
+		_, err = record.ParseEndTxnMarker(recs[0].Value)
+		require.NoError(t, err)
+		markers++
+	}
+	partitions := map[int32]bool{}
+	for _, r := range stored {
+		partitions[r.partition] = true
+	}
+	require.Equal(t, len(partitions), markers, "one commit marker per partition written")
+
+	out := run(t, "", kcat, "-C", "-b", b.Addr(), "-t", topic, "-o", "beginning", "-e", "-q",
+		"-X", "isolation.level=read_committed", "-f", "%p\t%o\t%k\t%s\t%h\n")
+	var got []storedRecord
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		require.Len(t, f, 5, "kcat line %q", line)
+		p, err := strconv.Atoi(f[0])
+		require.NoError(t, err)
+		o, err := strconv.ParseInt(f[1], 10, 64)
+		require.NoError(t, err)
+		got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
+	}
+	sortRecords(got)
+	sortRecords(stored)
+	require.Equal(t, stored, got)
+
+	seen := checkFrames(t, "kcat transaction", b)
+	requireAPIs(t, "kcat transaction", seen, "ApiVersions", "Metadata", "Produce", "Fetch",
+		"FindCoordinator", "InitProducerId", "AddPartitionsToTxn", "EndTxn")
 }
 
 // pythonGroupScript produces n messages, consumes them in a group,
