@@ -50,7 +50,8 @@ const (
 // FindCoordinator answers with this broker, which coordinates groups of
 // one consumer each (group.go) with the classic protocol; OffsetCommit and
 // OffsetFetch stop at v8, before the member epochs of KIP-848. It is also
-// a transaction coordinator for produce-and-commit (txn.go).
+// a transaction coordinator for produce-and-commit (txn.go), and can
+// require SASL/PLAIN (sasl.go).
 var Supported = map[int16][2]int16{
 	0:  {0, 11}, // Produce
 	1:  {0, 12}, // Fetch
@@ -63,10 +64,12 @@ var Supported = map[int16][2]int16{
 	12: {0, 4},  // Heartbeat
 	13: {0, 5},  // LeaveGroup
 	14: {0, 5},  // SyncGroup
+	17: {0, 1},  // SaslHandshake
 	18: {0, 4},  // ApiVersions
 	22: {0, 4},  // InitProducerId
 	24: {0, 3},  // AddPartitionsToTxn (v4+ is broker to broker)
 	26: {0, 4},  // EndTxn (v5 is KIP-890's transactions v2)
+	36: {0, 2},  // SaslAuthenticate
 }
 
 // Frame is one request a client sent, size prefix included, and the
@@ -79,6 +82,9 @@ type Frame struct {
 	// request's, except for an ApiVersions request newer than the broker,
 	// answered at v0.
 	ResponseVersion int16
+	// SASLToken marks a raw SASL token (after SaslHandshake v0): not a
+	// Kafka request; its response is an empty frame.
+	SASLToken bool
 }
 
 // Broker is a single-node in-memory Kafka broker on 127.0.0.1.
@@ -107,6 +113,7 @@ type Broker struct {
 	groups     map[string]*group
 	memberSeq  int
 	txns       map[string]*txn
+	saslUsers  map[string]string
 }
 
 type topic struct {
@@ -334,13 +341,18 @@ func (b *Broker) serve(c net.Conn, id int) {
 	}()
 	var size [4]byte
 	var out []byte
+	st := &connState{authenticated: !b.saslRequired()}
 	for {
 		if _, err := io.ReadFull(c, size[:]); err != nil {
 			return // EOF or closed
 		}
 		n := int32(binary.BigEndian.Uint32(size[:]))
-		if n < 8 || n > MaxFrameSize {
-			b.logf("conn %d: frame size %d out of range [8, %d]: closing", id, n, MaxFrameSize)
+		minSize := int32(8) // api key, version, correlation id
+		if st.rawToken {
+			minSize = 0
+		}
+		if n < minSize || n > MaxFrameSize {
+			b.logf("conn %d: frame size %d out of range [%d, %d]: closing", id, n, minSize, MaxFrameSize)
 			return
 		}
 		frame := make([]byte, 4+int(n))
@@ -350,16 +362,36 @@ func (b *Broker) serve(c net.Conn, id int) {
 			return
 		}
 		b.mu.Lock()
-		b.frames = append(b.frames, Frame{Conn: id, Request: frame})
+		b.frames = append(b.frames, Frame{Conn: id, Request: frame, SASLToken: st.rawToken})
 		idx := len(b.frames) - 1
 		b.mu.Unlock()
 
 		var err error
 		var respVersion int16
-		out, respVersion, err = b.handleFrame(out[:0], frame, id)
-		if err != nil {
-			b.logf("conn %d: %v: closing", id, err)
-			return
+		if st.rawToken {
+			st.rawToken = false
+			user, err := b.checkPlain(frame[4:])
+			if err != nil {
+				b.logf("conn %d: SASL/PLAIN token: %v: closing", id, err)
+				return
+			}
+			st.authenticated, st.user = true, user
+			out = append(out[:0], 0, 0, 0, 0)
+		} else {
+			var closeAfter error
+			out, respVersion, closeAfter, err = b.handleFrame(out[:0], frame, id, st)
+			if err != nil {
+				b.logf("conn %d: %v: closing", id, err)
+				return
+			}
+			if closeAfter != nil {
+				defer b.logf("conn %d: %v: closing", id, closeAfter)
+				b.mu.Lock()
+				b.frames[idx].Response, b.frames[idx].ResponseVersion = append([]byte(nil), out...), respVersion
+				b.mu.Unlock()
+				c.Write(out)
+				return
+			}
 		}
 		if len(out) == 0 {
 			continue // acks=0
@@ -381,8 +413,9 @@ func (b *Broker) serve(c net.Conn, id int) {
 
 // handleFrame decodes one request frame and appends the response frame to
 // out, and gives the response's version; an empty result means no response
-// is due.
-func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error) {
+// is due. closeAfter says the connection ends after the response; err that
+// it ends at once.
+func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []byte, respVersion int16, closeAfter, err error) {
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
 	version := int16(binary.BigEndian.Uint16(frame[6:]))
 	corr := int32(binary.BigEndian.Uint32(frame[8:]))
@@ -394,11 +427,14 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 		resp := b.apiVersions()
 		resp.ErrorCode = errUnsupportedVersion
 		out, err := kwire.AppendResponse(out, resp, 0, corr)
-		return out, 0, err
+		return out, 0, nil, err
+	}
+	if !st.authenticated && key != 18 && key != 17 && key != 36 {
+		return out, 0, nil, fmt.Errorf("request key %d v%d before SASL authentication", key, version)
 	}
 	hdr, body, err := messages.ReadRequest(frame)
 	if err != nil {
-		return out, 0, fmt.Errorf("request key %d v%d: %w", key, version, err)
+		return out, 0, nil, fmt.Errorf("request key %d v%d: %w", key, version, err)
 	}
 	r, ok := b.Versions[hdr.APIKey]
 	if !ok || hdr.APIVersion < r[0] || hdr.APIVersion > r[1] {
@@ -406,7 +442,7 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 		if api, ok := messages.Lookup(hdr.APIKey); ok {
 			name = api.Name
 		}
-		return out, 0, fmt.Errorf("unsupported request %s v%d", name, hdr.APIVersion)
+		return out, 0, nil, fmt.Errorf("unsupported request %s v%d", name, hdr.APIVersion)
 	}
 	var resp any
 	switch req := body.(type) {
@@ -417,7 +453,7 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 	case *messages.ProduceRequest:
 		pr := b.produce(req, hdr.APIVersion)
 		if req.Acks == 0 {
-			return out, 0, nil
+			return out, 0, nil, nil
 		}
 		resp = pr
 	case *messages.FetchRequest:
@@ -440,15 +476,19 @@ func (b *Broker) handleFrame(out, frame []byte, conn int) ([]byte, int16, error)
 		resp = b.addPartitionsToTxn(req)
 	case *messages.EndTxnRequest:
 		resp = b.endTxn(req)
+	case *messages.SaslHandshakeRequest:
+		resp = b.saslHandshake(req, hdr.APIVersion, st)
+	case *messages.SaslAuthenticateRequest:
+		resp, closeAfter = b.saslAuthenticate(req, st)
 	case *messages.FindCoordinatorRequest:
 		resp = b.findCoordinator(req, hdr.APIVersion)
 	case *messages.InitProducerIDRequest:
 		resp = b.initProducerID(req)
 	default:
-		return out, 0, fmt.Errorf("no handler for %T", body)
+		return out, 0, nil, fmt.Errorf("no handler for %T", body)
 	}
 	out, err = kwire.AppendResponse(out, resp, hdr.APIVersion, hdr.CorrelationID)
-	return out, hdr.APIVersion, err
+	return out, hdr.APIVersion, closeAfter, err
 }
 
 func (b *Broker) apiVersions() *messages.ApiVersionsResponse {
