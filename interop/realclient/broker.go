@@ -366,8 +366,8 @@ func (b *Broker) serve(c net.Conn, id int) {
 		idx := len(b.frames) - 1
 		b.mu.Unlock()
 
-		var err error
 		var respVersion int16
+		var closeAfter error
 		if st.rawToken {
 			st.rawToken = false
 			user, err := b.checkPlain(frame[4:])
@@ -376,20 +376,12 @@ func (b *Broker) serve(c net.Conn, id int) {
 				return
 			}
 			st.authenticated, st.user = true, user
-			out = append(out[:0], 0, 0, 0, 0)
+			out = append(out[:0], 0, 0, 0, 0) // an empty frame: accepted
 		} else {
-			var closeAfter error
+			var err error
 			out, respVersion, closeAfter, err = b.handleFrame(out[:0], frame, id, st)
 			if err != nil {
 				b.logf("conn %d: %v: closing", id, err)
-				return
-			}
-			if closeAfter != nil {
-				defer b.logf("conn %d: %v: closing", id, closeAfter)
-				b.mu.Lock()
-				b.frames[idx].Response, b.frames[idx].ResponseVersion = append([]byte(nil), out...), respVersion
-				b.mu.Unlock()
-				c.Write(out)
 				return
 			}
 		}
@@ -406,6 +398,10 @@ func (b *Broker) serve(c net.Conn, id int) {
 			default:
 				b.logf("conn %d: write: %v", id, err)
 			}
+			return
+		}
+		if closeAfter != nil {
+			b.logf("conn %d: %v: closing", id, closeAfter)
 			return
 		}
 	}
