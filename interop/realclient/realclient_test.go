@@ -960,3 +960,43 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestRequestHeaderTags sends a flexible request whose header carries a
+// tagged field (no real client here does): the broker answers it, and
+// checkFrames re-encodes it with the tags spliced back in.
+func TestRequestHeaderTags(t *testing.T) {
+	b := startBroker(t, 1)
+	client := "crafted"
+	req := messages.NewApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kwire", "0"
+	frame := must(kwire.AppendRequest(nil, req, 3, 11, &client))
+	at := 4 + 8 + 2 + len(client) // the header's empty tag section
+	require.EqualValues(t, 0, frame[at])
+	tags := kwire.UnknownTags{{Tag: 7, Data: []byte("hello")}}
+	frame = append(append(frame[:at:at], appendTags(nil, tags)...), frame[at+1:]...)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+
+	hdr, _, err := messages.ReadRequest(frame)
+	require.NoError(t, err)
+	require.Equal(t, tags, hdr.UnknownTags)
+
+	c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	_, err = c.Write(frame)
+	require.NoError(t, err)
+	var size [4]byte
+	_, err = io.ReadFull(c, size[:])
+	require.NoError(t, err)
+	resp := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
+	copy(resp, size[:])
+	_, err = io.ReadFull(c, resp[4:])
+	require.NoError(t, err)
+	_, body, err := messages.ReadResponse(resp, 18, 3)
+	require.NoError(t, err)
+	require.Len(t, body.(*messages.ApiVersionsResponse).ApiKeys, len(Supported))
+
+	seen := checkFrames(t, "crafted", b)
+	require.Equal(t, map[apiVersion]int{{18, 3}: 1}, seen)
+}
