@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -49,17 +51,23 @@ func Size(msg any, version int16) (int, error) {
 // sent, get their schema defaults. Bytes left over are an error. Strings
 // do not alias data; records fields do.
 func Unmarshal(data []byte, msg any, version int16) error {
-	rv := reflect.ValueOf(msg)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	pl, p := cachedRootPlan(msg, version)
+	if pl == nil {
+		rv := reflect.ValueOf(msg)
+		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+			return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+		}
+		var err error
+		if pl, err = rootPlan(rv.Type().Elem(), version, "unmarshal"); err != nil {
+			return err
+		}
+		rememberRootPlan(rv.Type(), version, pl)
+		p = rv.UnsafePointer()
 	}
-	pl, err := rootPlan(rv.Type().Elem(), version, "unmarshal")
-	if err != nil {
-		return err
-	}
-	rv.Elem().SetZero()
+	// Reset the message: typedmemclr through reflect, so the GC sees it.
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
 	d := decoder{src: data}
-	if err := d.decodeStruct(pl, rv.UnsafePointer()); err != nil {
+	if err := d.decodeStruct(pl, p); err != nil {
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
 	if d.off != len(data) {
@@ -71,6 +79,9 @@ func Unmarshal(data []byte, msg any, version int16) error {
 // messagePlan finds the plan and the struct address of msg. A struct
 // passed by value is copied to the heap once; pass a pointer to avoid it.
 func messagePlan(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
+	if pl, p := cachedRootPlan(msg, version); pl != nil {
+		return pl, p, nil
+	}
 	rv := reflect.ValueOf(msg)
 	var p unsafe.Pointer
 	switch {
@@ -85,7 +96,60 @@ func messagePlan(msg any, version int16, op string) (*plan, unsafe.Pointer, erro
 		return nil, nil, &Error{Op: op, Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a non-nil pointer to one"}
 	}
 	pl, err := rootPlan(rv.Type(), version, op)
+	if err == nil && reflect.TypeOf(msg).Kind() == reflect.Pointer {
+		rememberRootPlan(reflect.TypeOf(msg), version, pl)
+	}
 	return pl, p, err
+}
+
+// rootCache maps a pointer-to-message type straight to its plans by
+// version. In front of it sits hotRoots, a small direct-mapped table keyed
+// by the type's address, so the common call (a pointer, a small version)
+// costs two atomic loads before the plan runs.
+var (
+	rootCache sync.Map // reflect.Type (a pointer type) -> *rootPlans
+	hotRoots  [256]atomic.Pointer[rootPlans]
+)
+
+type rootPlans struct {
+	typ   unsafe.Pointer // the runtime type of the pointer-to-message
+	plans [64]atomic.Pointer[plan]
+}
+
+type eface struct{ typ, data unsafe.Pointer }
+
+func hotSlot(typ unsafe.Pointer) *atomic.Pointer[rootPlans] {
+	return &hotRoots[(uintptr(typ)>>5)%uintptr(len(hotRoots))]
+}
+
+func cachedRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
+	if version < 0 || version >= 64 {
+		return nil, nil
+	}
+	e := (*eface)(unsafe.Pointer(&msg))
+	if e.data == nil {
+		return nil, nil
+	}
+	slot := hotSlot(e.typ)
+	r := slot.Load()
+	if r == nil || r.typ != e.typ {
+		v, ok := rootCache.Load(reflect.TypeOf(msg))
+		if !ok {
+			return nil, nil
+		}
+		r = v.(*rootPlans)
+		slot.Store(r)
+	}
+	return r.plans[version].Load(), e.data
+}
+
+func rememberRootPlan(t reflect.Type, version int16, pl *plan) {
+	if version < 0 || version >= 64 || t.Kind() != reflect.Pointer {
+		return
+	}
+	var zero any = reflect.Zero(t).Interface()
+	v, _ := rootCache.LoadOrStore(t, &rootPlans{typ: (*eface)(unsafe.Pointer(&zero)).typ})
+	v.(*rootPlans).plans[version].Store(pl)
 }
 
 // rootPlan is the plan of a top-level message: the version must be valid

@@ -14,11 +14,14 @@ type decoder struct {
 	src []byte
 	off int
 
-	strArena []byte   // bytes for strings; never written once handed out
-	strPtrs  []string // backing for *string fields
-	int32s   []int32  // backing for []int32 arrays
-	structs  [4]slab  // backing for arrays of structs, by element plan
-	nextSlab int      // which slab a new element type replaces
+	strArena       []byte   // bytes for strings; never written once handed out
+	strPtrs        []string // backing for *string fields
+	int32s         []int32  // backing for []int32 arrays
+	lastStrChunk   int      // size of the last string chunk: they double
+	lastPtrChunk   int      // size of the last *string chunk: they double
+	lastInt32Chunk int      // size of the last []int32 chunk: they double
+	structs        [4]slab  // backing for arrays of structs, by element plan
+	nextSlab       int      // which slab a new element type replaces
 }
 
 // slab is spare zeroed storage for elements of one struct type.
@@ -126,8 +129,10 @@ func (d *decoder) str(n int) string {
 		return ""
 	}
 	if len(d.strArena) < n {
-		size := min(d.remaining(), strChunk)
-		d.strArena = make([]byte, max(n, size))
+		// Chunks start small and double, so a message with one short
+		// string (next to, say, records) pays for that string only.
+		d.lastStrChunk = min(max(2*d.lastStrChunk, 64), strChunk)
+		d.strArena = make([]byte, max(n, min(d.remaining(), d.lastStrChunk)))
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
@@ -212,7 +217,8 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 			return nil
 		}
 		if len(d.strPtrs) == 0 {
-			d.strPtrs = make([]string, min(ptrChunk, d.remaining()+1))
+			d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
+			d.strPtrs = make([]string, min(d.lastPtrChunk, d.remaining()+1))
 		}
 		sp := &d.strPtrs[0]
 		d.strPtrs = d.strPtrs[1:]
@@ -290,7 +296,8 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	}
 	if e.kind == kInt32 {
 		if len(d.int32s) < n {
-			d.int32s = make([]int32, max(n, min(int32Chunk, d.remaining()/4)))
+			d.lastInt32Chunk = min(max(2*d.lastInt32Chunk, 16), int32Chunk)
+			d.int32s = make([]int32, max(n, min(d.lastInt32Chunk, d.remaining()/4)))
 		}
 		vals := d.int32s[:n:n]
 		d.int32s = d.int32s[n:]

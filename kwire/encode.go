@@ -33,6 +33,11 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			continue
 		case kArray:
 			b, err = encodeArray(b, o, (*sliceHeader)(fieldPtr(p, o.offset)))
+		case kString:
+			b, err = appendString(b, o, *(*string)(fieldPtr(p, o.offset)))
+		case kInt32:
+			b = appendInt32(b, *(*int32)(fieldPtr(p, o.offset)))
+			continue
 		default:
 			b, err = encodeValue(b, o, fieldPtr(p, o.offset))
 		}
