@@ -78,6 +78,45 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	return b, nil
 }
 
+// AppendRequestWithHeader is AppendRequest for a caller that has a whole
+// header, tagged fields included (a proxy passing a request on, say). The
+// header's APIVersion is the body's version; its Version and APIKey are
+// worked out from msg, as AppendRequest does.
+func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
+	pl, p, err := messagePlan(msg, h.APIVersion, "marshal")
+	if err != nil {
+		return dst, err
+	}
+	ti := infoFor(pl.typ)
+	if ti.msg.apiKey < 0 {
+		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
+	}
+	h.APIKey = ti.msg.apiKey
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	start := len(dst)
+	b := appendRequestHeader(append(dst, 0, 0, 0, 0), h)
+	if b, err = encodeStruct(b, pl, p); err != nil {
+		return dst, publicError("marshal", pl.typ.String(), err)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b, nil
+}
+
+// PeekRequest reads the API key, version and correlation id of a request
+// frame without decoding the rest: a broker needs them to answer a request
+// it cannot read, such as an ApiVersions request newer than it knows.
+func PeekRequest(frame []byte) (apiKey, apiVersion int16, correlationID int32, err error) {
+	rest, err := frameBody(frame)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if len(rest) < 8 {
+		return 0, 0, 0, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	}
+	return int16(binary.BigEndian.Uint16(rest)), int16(binary.BigEndian.Uint16(rest[2:])),
+		int32(binary.BigEndian.Uint32(rest[4:])), nil
+}
+
 // AppendResponse appends a whole response frame: the int32 size prefix,
 // the response header and the body of msg at version.
 func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]byte, error) {
