@@ -46,6 +46,9 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 	}
 	if pl.flexible {
+		if len(pl.tagged) == 0 && (!pl.hasUnknown || len(*(*UnknownTags)(fieldPtr(p, pl.unknownOff))) == 0) {
+			return append(b, 0), nil // no tagged fields: the common case
+		}
 		return encodeTaggedFields(b, pl, p)
 	}
 	return b, nil
