@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"unsafe"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
@@ -60,10 +61,11 @@ func (w workload) newKmsg() kmsgMessage {
 func (w workload) saramaDecoderFor() func([]byte) error {
 	t := reflect.TypeOf(w.sarama()).Elem()
 	tab := saramaIface(reflect.New(t).Interface(), saramaVersionedDecoderType).tab
+	vf, _ := t.FieldByName("Version")
 	return func(b []byte) error {
-		p := reflect.New(t)
-		p.Elem().FieldByName("Version").SetInt(int64(w.version))
-		return saramaVersionedDecodeRaw(b, ifaceWords{tab, p.UnsafePointer()}, w.version, nil)
+		p := reflect.New(t).UnsafePointer() // like new(T) for sarama's T
+		*(*int16)(unsafe.Add(p, vf.Offset)) = w.version
+		return saramaVersionedDecodeRaw(b, ifaceWords{tab, p}, w.version, nil)
 	}
 }
 
