@@ -2,7 +2,9 @@ package kwire
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"reflect"
 )
 
 // RequestHeader is the header in front of every request body.
@@ -206,24 +208,34 @@ func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error))
 	if err != nil {
 		return h, nil, err
 	}
-	info, err := Describe(body)
-	if err != nil {
-		return h, nil, err
+	pl, p := cachedRootPlan(body, h.APIVersion)
+	if pl == nil {
+		if pl, p, err = messagePlan(body, h.APIVersion, "unmarshal"); err != nil {
+			if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
+				e.Op, e.Offset = "frame", 6
+			}
+			return h, nil, err
+		}
+		if reflect.TypeOf(body).Kind() != reflect.Pointer {
+			return h, nil, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
+		}
 	}
-	if !info.Versions.Contains(h.APIVersion) {
-		return h, nil, &Error{Op: "frame", Type: fmt.Sprintf("%T", body), Offset: 6, Err: ErrUnsupportedVersion,
-			Detail: fmt.Sprintf("version %d, valid %s", h.APIVersion, info.Versions)}
-	}
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, info.Flexible.Contains(h.APIVersion))
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
 	d := decoder{src: rest, off: 4}
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
 	}
-	if err := Unmarshal(rest[d.off:], body, h.APIVersion); err != nil {
-		if e, ok := err.(*Error); ok && e.Offset >= 0 {
-			e.Offset += 4 + d.off
-		}
-		return h, nil, err
+	// The body decoder counts from the start of the body, so errors are
+	// shifted by the size prefix and the header.
+	bodyStart := d.off
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	bd := decoder{src: rest[bodyStart:]}
+	if err := bd.decodeStruct(pl, p); err != nil {
+		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4+bodyStart))
+	}
+	if bd.off != len(bd.src) {
+		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + bodyStart + bd.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(bd.src)-bd.off)}
 	}
 	return h, body, nil
 }

@@ -115,6 +115,7 @@ type runField struct {
 // plan is how to encode and decode one struct type at one version.
 type plan struct {
 	typ      reflect.Type
+	apiKey   int16 // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
 	fields   []op // on the wire in this version, not tagged, in order
@@ -305,7 +306,7 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	} else if p, ok := ti.more.Load(planKey{v, flex}); ok {
 		return p.(*plan), nil
 	}
-	p := &plan{typ: ti.typ, version: v, flexible: flex}
+	p := &plan{typ: ti.typ, apiKey: ti.msg.apiKey, version: v, flexible: flex}
 	b.building[key] = p
 	if ti.unknown >= 0 {
 		p.hasUnknown = true
