@@ -311,9 +311,9 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	}
 	var data unsafe.Pointer
 	if e.kind == kStruct {
-		data = d.structElems(o, n)
+		data = d.structElems(o, n, h)
 	} else {
-		data = reflect.MakeSlice(o.typ, n, n).UnsafePointer()
+		data = newArray(o.typ, h, n)
 	}
 	*h = sliceHeader{data: data, len: n, cap: n}
 	if e.kind == kStruct {
@@ -471,7 +471,7 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 // structElems returns zeroed storage for n elements of a struct array,
 // carved from a slab of that element type when one has room. The slice
 // gets cap n, so appending to it never writes into a neighbour.
-func (d *decoder) structElems(o *op, n int) unsafe.Pointer {
+func (d *decoder) structElems(o *op, n int, h *sliceHeader) unsafe.Pointer {
 	for i := range d.structs {
 		sl := &d.structs[i]
 		if sl.elem != o.elem.sub || sl.left < n {
@@ -497,7 +497,7 @@ func (d *decoder) structElems(o *op, n int) unsafe.Pointer {
 	if seen {
 		count = max(n, min(slabChunk, d.remaining()/max(1, o.elemMinWire)))
 	}
-	p := reflect.MakeSlice(o.typ, count, count).UnsafePointer()
+	p := newArray(o.typ, h, count)
 	var rest unsafe.Pointer
 	if count > n {
 		rest = unsafe.Add(p, uintptr(n)*o.elemSize)
@@ -511,4 +511,15 @@ func (d *decoder) structElems(o *op, n int) unsafe.Pointer {
 	d.structs[d.nextSlab] = slab{elem: o.elem.sub, data: rest, left: count - n}
 	d.nextSlab = (d.nextSlab + 1) % len(d.structs)
 	return p
+}
+
+// newArray allocates a zeroed backing array of n elements for the slice
+// at h, of slice type t, and stores it there with length and capacity n.
+// It grows the slice in place: reflect.MakeSlice would also put a slice
+// header on the heap, a second allocation per array.
+func newArray(t reflect.Type, h *sliceHeader, n int) unsafe.Pointer {
+	*h = sliceHeader{}
+	reflect.NewAt(t, unsafe.Pointer(h)).Elem().Grow(n)
+	h.len, h.cap = n, n
+	return h.data
 }
