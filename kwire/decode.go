@@ -278,7 +278,7 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	start := d.off
 	e := o.elem
-	n, err := d.readLength(o.compact, true, o.elemMinWire)
+	n, err := d.readLength(o.compact, true, int(o.elemMinWire))
 	if err != nil {
 		return err
 	}
@@ -436,7 +436,7 @@ func (o *op) minWire() int {
 // decodeFixedRun reads a stretch of fixed-width fields after one check
 // that they are all there.
 func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
-	if d.remaining() < o.runSize {
+	if d.remaining() < int(o.runSize) {
 		for _, f := range o.run {
 			if d.remaining() < f.at+f.kind.fixedSize() {
 				d.off += f.at
@@ -444,7 +444,7 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 			}
 		}
 	}
-	src := d.src[d.off : d.off+o.runSize]
+	src := d.src[d.off : d.off+int(o.runSize)]
 	g := o.slots
 	for _, s := range g.int32s {
 		*(*uint32)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint32(src[s.at:])
@@ -464,7 +464,7 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 	for _, s := range g.uuids {
 		copy((*UUID)(unsafe.Add(p, s.off))[:], src[s.at:s.at+16])
 	}
-	d.off += o.runSize
+	d.off += int(o.runSize)
 	return nil
 }
 
@@ -495,7 +495,7 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) unsafe.Pointer {
 	}
 	count := n
 	if seen {
-		count = max(n, min(slabChunk, d.remaining()/max(1, o.elemMinWire)))
+		count = max(n, min(slabChunk, d.remaining()/max(1, int(o.elemMinWire))))
 	}
 	p := newArray(o.typ, h, count)
 	var rest unsafe.Pointer

@@ -245,7 +245,7 @@ func extend(b []byte, n int) []byte {
 // the stores go through pointers without a bounds check each.
 func encodeFixedRun(b []byte, o *op, p unsafe.Pointer) []byte {
 	n := len(b)
-	b = extend(b, o.runSize)
+	b = extend(b, int(o.runSize))
 	dst := unsafe.Pointer(unsafe.SliceData(b[n:]))
 	g := o.slots
 	for _, s := range g.int32s {

@@ -72,6 +72,7 @@ type defaultValue struct {
 // fields the hot loops read come first, the ones for errors and defaults
 // last.
 type op struct {
+	// The first 64 bytes are what the hot loops read.
 	kind      kind
 	records   bool
 	compact   bool
@@ -81,15 +82,15 @@ type op struct {
 	// leave the Go zero value.
 	nonZeroDefault bool
 	tag            uint32
-	offset         uintptr
-	elem           *op        // kArray: the element, at offset 0
-	elemSize       uintptr    // kArray: element stride
-	elemMinWire    int        // kArray: fewest wire bytes of one element
-	sub            *plan      // kStruct, kStructPtr
-	run            []runField // kFixedRun: the fields, in wire order
-	slots          *runSlots  // kFixedRun: the same fields grouped by width
-	runSize        int        // kFixedRun: their total wire size
+	elemMinWire    int32     // kArray: fewest wire bytes of one element
+	runSize        int32     // kFixedRun: total wire size of the run
+	offset         uintptr   // in the struct
+	elem           *op       // kArray: the element, at offset 0
+	elemSize       uintptr   // kArray: element stride
+	sub            *plan     // kStruct, kStructPtr
+	slots          *runSlots // kFixedRun: the fields grouped by width
 
+	run  []runField // kFixedRun: the fields in wire order, for errors
 	name string
 	typ  reflect.Type // the Go type of the field
 	def  defaultValue
@@ -602,8 +603,8 @@ func fuseFixedRuns(fields []op) []op {
 		}
 		run := op{name: fields[i].name, kind: kFixedRun}
 		for _, f := range fields[i:j] {
-			run.run = append(run.run, runField{offset: f.offset, at: run.runSize, kind: f.kind, name: f.name})
-			run.runSize += f.kind.fixedSize()
+			run.run = append(run.run, runField{offset: f.offset, at: int(run.runSize), kind: f.kind, name: f.name})
+			run.runSize += int32(f.kind.fixedSize())
 		}
 		run.slots = groupSlots(run.run)
 		out = append(out, run)
@@ -616,7 +617,7 @@ func fuseFixedRuns(fields []op) []op {
 // wire size of an element, which bounds the lengths decode accepts.
 func setElemMinWire(o *op) {
 	for ; o != nil && o.kind == kArray; o = o.elem {
-		o.elemMinWire = o.elem.minWire()
+		o.elemMinWire = int32(o.elem.minWire())
 	}
 }
 

@@ -8,7 +8,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	for i := range pl.hot {
 		o := &pl.hot[i]
 		if o.kind == kFixedRun {
-			n += o.runSize
+			n += int(o.runSize)
 			continue
 		}
 		s, err := sizeValue(o, fieldPtr(p, o.offset))
