@@ -125,7 +125,6 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 // str returns the next n bytes as a string from the arena.
 func (d *decoder) str(n int) string {
 	if n == 0 {
-		d.off += 0
 		return ""
 	}
 	if len(d.strArena) < n {
