@@ -59,15 +59,14 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	if err != nil {
 		return dst, err
 	}
-	ti := infoFor(pl.typ)
-	if ti.msg.apiKey < 0 {
+	if pl.apiKey < 0 {
 		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
 	}
 	start := len(dst)
 	b := append(dst, 0, 0, 0, 0)
 	b = appendRequestHeader(b, RequestHeader{
-		Version:       RequestHeaderVersion(ti.msg.apiKey, version, pl.flexible),
-		APIKey:        ti.msg.apiKey,
+		Version:       RequestHeaderVersion(pl.apiKey, version, pl.flexible),
+		APIKey:        pl.apiKey,
 		APIVersion:    version,
 		CorrelationID: correlationID,
 		ClientID:      clientID,
@@ -89,11 +88,10 @@ func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, erro
 	if err != nil {
 		return dst, err
 	}
-	ti := infoFor(pl.typ)
-	if ti.msg.apiKey < 0 {
+	if pl.apiKey < 0 {
 		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
 	}
-	h.APIKey = ti.msg.apiKey
+	h.APIKey = pl.apiKey
 	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
 	start := len(dst)
 	b := appendRequestHeader(append(dst, 0, 0, 0, 0), h)
@@ -126,11 +124,10 @@ func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]
 	if err != nil {
 		return dst, err
 	}
-	ti := infoFor(pl.typ)
 	start := len(dst)
 	b := append(dst, 0, 0, 0, 0)
 	b = appendResponseHeader(b, ResponseHeader{
-		Version:       ResponseHeaderVersion(ti.msg.apiKey, pl.flexible),
+		Version:       ResponseHeaderVersion(pl.apiKey, pl.flexible),
 		CorrelationID: correlationID,
 	})
 	b, err = encodeStruct(b, pl, p)
