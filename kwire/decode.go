@@ -141,7 +141,7 @@ func (d *decoder) str(n int) string {
 }
 
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
-	applyDefaults(pl.defaults, p)
+	pl.flatDefaults.apply(p)
 	for i := range pl.hot {
 		o := &pl.hot[i]
 		if o.kind == kFixedRun {

@@ -142,3 +142,66 @@ func applyDefaults(list []op, p unsafe.Pointer) {
 		setDefault(&list[i], fieldPtr(p, list[i].offset))
 	}
 }
+
+// flatDefaults is a plan's defaults compiled for the decoder: fixed-width
+// values, nested structs included, as (offset, width, bits) stores; the
+// rest (strings) as ops.
+type flatDefaults struct {
+	fixed []fixedDefault
+	other []op
+}
+
+type fixedDefault struct {
+	off  uintptr
+	size uint8
+	bits uint64
+}
+
+// flattenDefaults compiles list, whose fields sit at base inside the
+// struct being decoded.
+func flattenDefaults(list []op, base uintptr, out *flatDefaults) {
+	for _, o := range list {
+		o.offset += base
+		var bits uint64
+		switch o.kind {
+		case kStruct:
+			flattenDefaults(o.sub.allDefaults, o.offset, out)
+			continue
+		case kFloat64:
+			bits = math.Float64bits(o.def.f)
+		case kBool:
+			if o.def.b {
+				bits = 1
+			}
+		case kString, kNullString:
+			out.other = append(out.other, o)
+			continue
+		default:
+			bits = uint64(o.def.i)
+		}
+		size := o.kind.fixedSize()
+		if size == 0 { // varints: stored as their Go type
+			size = int(o.typ.Size())
+		}
+		out.fixed = append(out.fixed, fixedDefault{off: o.offset, size: uint8(size), bits: bits})
+	}
+}
+
+func (f *flatDefaults) apply(p unsafe.Pointer) {
+	for _, d := range f.fixed {
+		fp := unsafe.Add(p, d.off)
+		switch d.size {
+		case 1:
+			*(*uint8)(fp) = uint8(d.bits)
+		case 2:
+			*(*uint16)(fp) = uint16(d.bits)
+		case 4:
+			*(*uint32)(fp) = uint32(d.bits)
+		case 8:
+			*(*uint64)(fp) = d.bits
+		}
+	}
+	for i := range f.other {
+		setDefault(&f.other[i], unsafe.Add(p, f.other[i].offset))
+	}
+}

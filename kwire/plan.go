@@ -131,7 +131,9 @@ type plan struct {
 	defaults []op
 	// allDefaults is every field with a non-zero default, for giving a
 	// whole struct its defaults.
-	allDefaults  []op
+	allDefaults []op
+	// flatDefaults is defaults compiled for the decoder's hot path.
+	flatDefaults flatDefaults
 	inactiveTags []uint32 // tags declared for other versions: an error on the wire
 	hasUnknown   bool
 	unknownOff   uintptr
@@ -253,6 +255,7 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 	}
 	for _, bp := range b.building {
 		bp.minWire = computeMinWire(bp, map[*plan]bool{})
+		flattenDefaults(bp.defaults, 0, &bp.flatDefaults)
 	}
 	for _, bp := range b.building {
 		for _, list := range [][]op{bp.fields, bp.hot, bp.tagged, bp.absent} {
