@@ -154,6 +154,33 @@ type typeInfo struct {
 	more  sync.Map // planKey -> *plan
 }
 
+// cached returns the plan already built for (v, flex), or nil.
+func (ti *typeInfo) cached(v int16, flex bool) *plan {
+	if v >= 0 && int(v) < len(ti.plans) {
+		return ti.plans[v][boolIndex(flex)].Load()
+	}
+	if p, ok := ti.more.Load(planKey{v, flex}); ok {
+		return p.(*plan)
+	}
+	return nil
+}
+
+// publish makes a finished plan visible to every goroutine.
+func (ti *typeInfo) publish(v int16, flex bool, p *plan) {
+	if v >= 0 && int(v) < len(ti.plans) {
+		ti.plans[v][boolIndex(flex)].Store(p)
+	} else {
+		ti.more.Store(planKey{v, flex}, p)
+	}
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 type fieldSpec struct {
 	sf  reflect.StructField
 	tag fieldTag
@@ -235,20 +262,12 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 	if ti.err != nil {
 		return nil, ti.err
 	}
-	fi := 0
-	if flex {
-		fi = 1
-	}
-	if v >= 0 && int(v) < len(ti.plans) {
-		if p := ti.plans[v][fi].Load(); p != nil {
-			return p, nil
-		}
-	} else if p, ok := ti.more.Load(planKey{v, flex}); ok {
-		return p.(*plan), nil
+	if p := ti.cached(v, flex); p != nil {
+		return p, nil
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	b := builder{building: map[planKey2]*plan{}}
+	b := builder{building: map[buildKey]*plan{}}
 	p, err := b.build(ti, v, flex)
 	if err != nil {
 		return nil, err
@@ -265,21 +284,12 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 		}
 	}
 	for k, bp := range b.building {
-		kti := infoFor(k.t)
-		if k.v >= 0 && int(k.v) < len(kti.plans) {
-			kfi := 0
-			if k.flex {
-				kfi = 1
-			}
-			kti.plans[k.v][kfi].Store(bp)
-		} else {
-			kti.more.Store(planKey{k.v, k.flex}, bp)
-		}
+		infoFor(k.t).publish(k.v, k.flex, bp)
 	}
 	return p, nil
 }
 
-type planKey2 struct {
+type buildKey struct {
 	t    reflect.Type
 	v    int16
 	flex bool
@@ -288,27 +298,19 @@ type planKey2 struct {
 // builder builds the plans for a type and the types it contains. Plans
 // under construction are visible to themselves, so recursive types work.
 type builder struct {
-	building map[planKey2]*plan
+	building map[buildKey]*plan
 }
 
 func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	if ti.err != nil {
 		return nil, ti.err
 	}
-	key := planKey2{ti.typ, v, flex}
+	key := buildKey{ti.typ, v, flex}
 	if p, ok := b.building[key]; ok {
 		return p, nil
 	}
-	fi := 0
-	if flex {
-		fi = 1
-	}
-	if v >= 0 && int(v) < len(ti.plans) {
-		if p := ti.plans[v][fi].Load(); p != nil {
-			return p, nil
-		}
-	} else if p, ok := ti.more.Load(planKey{v, flex}); ok {
-		return p.(*plan), nil
+	if p := ti.cached(v, flex); p != nil {
+		return p, nil
 	}
 	p := &plan{typ: ti.typ, apiKey: ti.msg.apiKey, version: v, flexible: flex}
 	b.building[key] = p
