@@ -38,6 +38,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case kInt32:
 			b = appendInt32(b, *(*int32)(fieldPtr(p, o.offset)))
 			continue
+		case kNullString:
+			if sp := *(**string)(fieldPtr(p, o.offset)); sp != nil {
+				b, err = appendString(b, o, *sp)
+			} else {
+				b, err = encodeValue(b, o, fieldPtr(p, o.offset))
+			}
 		default:
 			b, err = encodeValue(b, o, fieldPtr(p, o.offset))
 		}
