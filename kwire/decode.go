@@ -312,7 +312,7 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	if e.kind == kStruct {
 		data = d.structElems(o, n, h)
 	} else {
-		data = newArray(o.typ, h, n)
+		data = newArray(o, h, n)
 	}
 	*h = sliceHeader{data: data, len: n, cap: n}
 	if e.kind == kStruct {
@@ -496,7 +496,7 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) unsafe.Pointer {
 	if seen {
 		count = max(n, min(slabChunk, d.remaining()/max(1, int(o.elemMinWire))))
 	}
-	p := newArray(o.typ, h, count)
+	p := newArray(o, h, count)
 	var rest unsafe.Pointer
 	if count > n {
 		rest = unsafe.Add(p, uintptr(n)*o.elemSize)
@@ -513,12 +513,15 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) unsafe.Pointer {
 }
 
 // newArray allocates a zeroed backing array of n elements for the slice
-// at h, of slice type t, and stores it there with length and capacity n.
-// It grows the slice in place: reflect.MakeSlice would also put a slice
-// header on the heap, a second allocation per array.
-func newArray(t reflect.Type, h *sliceHeader, n int) unsafe.Pointer {
+// at h (the array op o's field) and stores it there with length and
+// capacity n. It grows the slice in place through a *[]T made from h and
+// the type the plan kept: reflect.MakeSlice would also put a slice header
+// on the heap, and reflect.NewAt would look *[]T up on every call.
+func newArray(o *op, h *sliceHeader, n int) unsafe.Pointer {
 	*h = sliceHeader{}
-	reflect.NewAt(t, unsafe.Pointer(h)).Elem().Grow(n)
+	var ptr any
+	*(*eface)(unsafe.Pointer(&ptr)) = eface{typ: o.ptrToSlice, data: unsafe.Pointer(h)}
+	reflect.ValueOf(ptr).Elem().Grow(n)
 	h.len, h.cap = n, n
 	return h.data
 }

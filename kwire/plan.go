@@ -90,10 +90,14 @@ type op struct {
 	sub            *plan     // kStruct, kStructPtr
 	slots          *runSlots // kFixedRun: the fields grouped by width
 
-	run  []runField // kFixedRun: the fields in wire order, for errors
-	name string
-	typ  reflect.Type // the Go type of the field
-	def  defaultValue
+	run []runField // kFixedRun: the fields in wire order, for errors
+	// ptrToSlice is the runtime type of *[]T for a kArray of T, so that
+	// decoding can grow the slice through reflect without looking that
+	// type up each time.
+	ptrToSlice unsafe.Pointer
+	name       string
+	typ        reflect.Type // the Go type of the field
+	def        defaultValue
 }
 
 // runSlots groups a run's fields by width, so that each group is copied
@@ -477,6 +481,8 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 		}
 		o.elem = elem
 		o.elemSize = gt.Elem().Size()
+		ptr := reflect.Zero(reflect.PointerTo(gt)).Interface()
+		o.ptrToSlice = (*eface)(unsafe.Pointer(&ptr)).typ
 	default:
 		return fmt.Errorf("unsupported Go type %s", gt)
 	}
