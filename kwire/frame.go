@@ -222,17 +222,15 @@ func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error))
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
 	}
-	// The body decoder counts from the start of the body, so errors are
-	// shifted by the size prefix and the header.
-	bodyStart := d.off
+	// The body is read by the same decoder, so header and body strings
+	// share arena chunks; offsets count from after the size prefix.
 	reflect.NewAt(pl.typ, p).Elem().SetZero()
-	bd := decoder{src: rest[bodyStart:]}
-	if err := bd.decodeStruct(pl, p); err != nil {
-		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4+bodyStart))
+	if err := d.decodeStruct(pl, p); err != nil {
+		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
-	if bd.off != len(bd.src) {
-		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + bodyStart + bd.off, Err: ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(bd.src)-bd.off)}
+	if d.off != len(rest) {
+		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
 	}
 	return h, body, nil
 }
