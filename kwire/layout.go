@@ -56,6 +56,9 @@ func LayoutRequest(msg any, version int16, correlationID int32, clientID *string
 		return nil, nil, err
 	}
 	root.Children = append(root.Children, body)
+	if t.d.off != len(frame) {
+		return nil, nil, fmt.Errorf("kwire: layout traced %d of %d bytes", t.d.off, len(frame))
+	}
 	return frame, root, nil
 }
 
@@ -85,6 +88,9 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 		return nil, nil, err
 	}
 	root.Children = append(root.Children, body)
+	if t.d.off != len(frame) {
+		return nil, nil, fmt.Errorf("kwire: layout traced %d of %d bytes", t.d.off, len(frame))
+	}
 	return frame, root, nil
 }
 

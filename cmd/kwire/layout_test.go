@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/messages"
 )
 
 const referencePage = "../../../shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt"
@@ -98,4 +100,24 @@ func TestAPIsListsEveryKey(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	assert.Len(t, lines, 91) // header + keys 0-89
 	assert.Regexp(t, `68\s+ConsumerGroupHeartbeat\s+0-1\s+0`, out.String())
+}
+
+// TestLayoutEveryMessage: the layout of every request and response at
+// every version traces the whole frame, and its nodes cover the frame.
+func TestLayoutEveryMessage(t *testing.T) {
+	for _, api := range messages.APIs() {
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			for _, resp := range []bool{false, true} {
+				args := []string{"layout", "-k", strconv.Itoa(int(api.Key)), "-v", strconv.Itoa(int(v))}
+				if resp {
+					args = append(args, "-response")
+				}
+				var out bytes.Buffer
+				require.NoError(t, run(args, &out), "%s v%d response=%v", api.Name, v, resp)
+				m := regexp.MustCompile(`: (\d+) bytes on the wire`).FindStringSubmatch(out.String())
+				require.NotNil(t, m)
+				assert.Contains(t, out.String(), "message v"+strconv.Itoa(int(v))+" [0x0000, "+m[1]+"B]", "%s v%d", api.Name, v)
+			}
+		}
+	}
 }
