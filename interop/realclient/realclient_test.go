@@ -483,16 +483,7 @@ func TestKcatProduceConsume(t *testing.T) {
 				cargs = append(cargs, "-X", "fetch.message.max.bytes=1000")
 			}
 			out := run(t, "", kcat, cargs...)
-			var got []storedRecord
-			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-				f := strings.Split(line, "\t")
-				require.Len(t, f, 5, "kcat line %q", line)
-				p, err := strconv.Atoi(f[0])
-				require.NoError(t, err)
-				o, err := strconv.ParseInt(f[1], 10, 64)
-				require.NoError(t, err)
-				got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
-			}
+			got := parseConsumed(t, "kcat", out)
 			sortRecords(got)
 			sortRecords(stored)
 			require.Equal(t, stored, got, "what kcat consumed vs what the broker stored")
@@ -630,16 +621,7 @@ func TestKafkaPython(t *testing.T) {
 			}
 			require.Equal(t, []record.Codec{tc.codec}, keys(codecs))
 
-			var got []storedRecord
-			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-				f := strings.Split(line, "\t")
-				require.Len(t, f, 5, "python line %q", line)
-				p, err := strconv.Atoi(f[0])
-				require.NoError(t, err)
-				o, err := strconv.ParseInt(f[1], 10, 64)
-				require.NoError(t, err)
-				got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
-			}
+			got := parseConsumed(t, "python", out)
 			sortRecords(got)
 			sortRecords(stored)
 			require.Equal(t, stored, got, "what kafka-python consumed vs what the broker stored")
@@ -999,4 +981,21 @@ func TestRequestHeaderTags(t *testing.T) {
 
 	seen := checkFrames(t, "crafted", b)
 	require.Equal(t, map[apiVersion]int{{18, 3}: 1}, seen)
+}
+
+// parseConsumed reads a client's consumed records, one a line:
+// partition, offset, key, value, headers, tab-separated.
+func parseConsumed(t *testing.T, client, out string) []storedRecord {
+	t.Helper()
+	var got []storedRecord
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		require.Len(t, f, 5, "%s line %q", client, line)
+		p, err := strconv.Atoi(f[0])
+		require.NoError(t, err)
+		o, err := strconv.ParseInt(f[1], 10, 64)
+		require.NoError(t, err)
+		got = append(got, storedRecord{int32(p), o, f[2], f[3], f[4]})
+	}
+	return got
 }
