@@ -35,7 +35,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "kwire: " + e.Op + " " + e.Type
+	s := "kwire: " + e.Op
+	if e.Type != "" {
+		s += " " + e.Type
+	}
 	if e.Path != "" {
 		s += "." + e.Path
 	}

@@ -27,39 +27,8 @@ func LayoutRequest(msg any, version int16, correlationID int32, clientID *string
 	if err != nil {
 		return nil, nil, err
 	}
-	pl, _, err := messagePlan(msg, version, "layout")
-	if err != nil {
-		return nil, nil, err
-	}
-	info := infoFor(pl.typ).msg
-	hv := RequestHeaderVersion(info.apiKey, version, pl.flexible)
-	t := tracer{d: decoder{src: frame}}
-	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
-	root.Children = append(root.Children, t.frameNode())
-	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", hv))
-	t.fixed(hdr, "request_api_key", "int16", 2, fmt.Sprintf("%d", info.apiKey))
-	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(version)))
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(correlationID)))
-	if hv >= 1 {
-		o := op{name: "client_id", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
-		if err := t.value(hdr, &o, "client_id"); err != nil {
-			return nil, nil, err
-		}
-	}
-	if hv >= 2 {
-		t.tags(hdr, &plan{flexible: true})
-	}
-	t.close(hdr)
-	root.Children = append(root.Children, hdr)
-	body, err := t.body(pl, version)
-	if err != nil {
-		return nil, nil, err
-	}
-	root.Children = append(root.Children, body)
-	if t.d.off != len(frame) {
-		return nil, nil, fmt.Errorf("kwire: layout traced %d of %d bytes", t.d.off, len(frame))
-	}
-	return frame, root, nil
+	root, err := TraceRequest(frame, func(int16, int16) (any, error) { return msg, nil })
+	return frame, root, err
 }
 
 // LayoutResponse is LayoutRequest for a response frame.
@@ -68,31 +37,96 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 	if err != nil {
 		return nil, nil, err
 	}
+	root, err := TraceResponse(frame, msg, version)
+	return frame, root, err
+}
+
+// TraceRequest returns the tree of a request frame someone else wrote
+// (captured traffic, say). newBody is asked for the body struct of the API
+// key and version in the header, as with ReadRequest. Bytes that do not
+// parse are an error naming where the trace stopped.
+func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
+	key, version, corr, err := PeekRequest(frame)
+	if err != nil {
+		return nil, err
+	}
+	body, err := newBody(key, version)
+	if err != nil {
+		return nil, err
+	}
+	pl, _, err := messagePlan(body, version, "layout")
+	if err != nil {
+		return nil, err
+	}
+	hv := RequestHeaderVersion(key, version, pl.flexible)
+	t := tracer{d: decoder{src: frame}}
+	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	root.Children = append(root.Children, t.frameNode())
+	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", hv))
+	t.fixed(hdr, "request_api_key", "int16", 2, strconv.Itoa(int(key)))
+	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(version)))
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(corr)))
+	if hv >= 1 {
+		o := op{name: "client_id", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
+		if err := t.value(hdr, &o, "client_id"); err != nil {
+			return nil, t.failed(err)
+		}
+	}
+	if hv >= 2 {
+		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
+			return nil, t.failed(err)
+		}
+	}
+	t.close(hdr)
+	root.Children = append(root.Children, hdr)
+	return t.finish(root, pl, version)
+}
+
+// TraceResponse returns the tree of a response frame of msg's type (a
+// pointer to the response struct) at version.
+func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
+	if _, err := frameBody(frame); err != nil {
+		return nil, err
+	}
 	pl, _, err := messagePlan(msg, version, "layout")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	hv := ResponseHeaderVersion(infoFor(pl.typ).msg.apiKey, pl.flexible)
+	hv := ResponseHeaderVersion(pl.apiKey, pl.flexible)
 	t := tracer{d: decoder{src: frame}}
 	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
 	root.Children = append(root.Children, t.frameNode())
 	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", hv))
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(correlationID)))
+	if len(frame) < 8 {
+		return nil, &Error{Op: "layout", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
+	}
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(int32(binary.BigEndian.Uint32(frame[4:])))))
 	if hv >= 1 {
-		t.tags(hdr, &plan{flexible: true})
+		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
+			return nil, t.failed(err)
+		}
 	}
 	t.close(hdr)
 	root.Children = append(root.Children, hdr)
+	return t.finish(root, pl, version)
+}
+
+// finish traces the body and checks that the trace covered the frame.
+func (t *tracer) finish(root *Node, pl *plan, version int16) (*Node, error) {
 	body, err := t.body(pl, version)
 	if err != nil {
-		return nil, nil, err
+		return nil, t.failed(err)
 	}
 	root.Children = append(root.Children, body)
-	if t.d.off != len(frame) {
-		return nil, nil, fmt.Errorf("kwire: layout traced %d of %d bytes", t.d.off, len(frame))
+	if t.d.off != len(t.d.src) {
+		return nil, &Error{Op: "layout", Type: pl.typ.String(), Offset: t.d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(t.d.src)-t.d.off)}
 	}
-	return frame, root, nil
+	return root, nil
 }
+
+// failed turns a decoder error met while tracing into an *Error.
+func (t *tracer) failed(err error) error { return publicError("layout", "frame", err) }
 
 // tracer walks encoded bytes with a plan and records a node per value.
 // Layout is a debugging view, so it favours plain code over speed.
@@ -171,6 +205,9 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 				return err
 			}
 		} else {
+			if int(size) > t.d.remaining() {
+				return newFieldError(ErrInvalidLength, fs, "tagged field %d of %d bytes, %d left", tag, size, t.d.remaining())
+			}
 			vs := t.d.off
 			t.d.off += int(size)
 			t.leaf(f, "unknown", "bytes", fmt.Sprintf("%x", t.d.src[vs:t.d.off]), vs)
@@ -200,6 +237,9 @@ func (t *tracer) value(parent *Node, o *op, name string) error {
 	case kStructPtr:
 		n := t.open(name, typeName(o.typ.Elem()))
 		if o.nullable {
+			if t.d.remaining() < 1 {
+				return t.d.truncated(1)
+			}
 			marker := int8(t.d.src[t.d.off])
 			t.fixed(n, "present", "int8", 1, strconv.Itoa(int(marker)))
 			if marker < 0 {

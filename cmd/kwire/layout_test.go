@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
+	"math/rand"
 	"os"
 	"regexp"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -120,4 +123,47 @@ func TestLayoutEveryMessage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDecodeMatchesLayout: decoding the page's request bytes gives the
+// tree layout printed for the message it was made from.
+func TestDecodeMatchesLayout(t *testing.T) {
+	var layout, decoded bytes.Buffer
+	require.NoError(t, run([]string{"layout", "ConsumerGroupHeartbeatRequest", "-v", "1"}, &layout))
+	frameHex := "00000033 00440001 00000000 0000 00 0101 00000000 0101 00000000 0201 0101 02" +
+		strings.Repeat("00", 16) + "02 00000000 00 00"
+	require.NoError(t, run([]string{"decode", frameHex}, &decoded))
+	_, wantTree, _ := strings.Cut(layout.String(), "\n\n")
+	assert.Equal(t, wantTree, decoded.String())
+
+	var resp bytes.Buffer
+	require.NoError(t, runDecode([]string{"-response", "-k", "68", "-v", "1"},
+		strings.NewReader("0000002f 00000000 00 00000000 0000 01 01 00000000 00000000 01 02"+strings.Repeat("00", 16)+"02 00000000 00 00 00"), &resp))
+	assert.Contains(t, resp.String(), "+-- present int8 = 1 [0x0019, 1B]")
+}
+
+// TestDecodeHostileFrames: random and damaged frames give an error or a
+// tree, never a panic.
+func TestDecodeHostileFrames(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	var out bytes.Buffer
+	for _, api := range messages.APIs() {
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			req := api.NewRequest()
+			require.NoError(t, kwire.FillMinimal(req, v))
+			frame, err := kwire.AppendRequest(nil, req, v, 1, nil)
+			require.NoError(t, err)
+			for i := 0; i < 5; i++ {
+				bad := append([]byte(nil), frame...)
+				for j := 0; j < 1+r.Intn(3); j++ {
+					pos := 6 + r.Intn(len(bad)-6) // keep the API key, damage the rest
+					bad[pos] = byte(r.Intn(256))
+				}
+				out.Reset()
+				_ = run([]string{"decode", hex.EncodeToString(bad)}, &out) // must not panic
+			}
+		}
+	}
+	assert.Error(t, run([]string{"decode", "zz"}, &out))
+	assert.Error(t, run([]string{"decode", "-response", "-k", "68", "00000000"}, &out))
 }

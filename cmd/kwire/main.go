@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 const usage = `usage: kwire <command> [arguments]
@@ -14,13 +15,19 @@ const usage = `usage: kwire <command> [arguments]
 commands:
   layout NAME [-v VERSION]          the smallest legal frame of a request or
   layout -k KEY [-response] [-v N]  response: hex dump and object tree
+  decode HEX | decode < FILE        the tree of a captured request frame (hex)
+  decode -response -k KEY -v N HEX  ... or of a response frame
   apis                              every API: key, name, versions, flexible from
   gen -schemas DIR[,DIR] -out DIR -package NAME
                                     tagged structs from Kafka JSON schemas`
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "kwire:", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "kwire: ") {
+			msg = "kwire: " + msg
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
 	}
 }
@@ -33,6 +40,8 @@ func run(args []string, out io.Writer) error {
 	switch args[0] {
 	case "layout":
 		return runLayout(args[1:], out)
+	case "decode":
+		return runDecode(args[1:], os.Stdin, out)
 	case "apis":
 		return runAPIs(out)
 	case "gen":
