@@ -30,3 +30,26 @@ func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 	_, _, _, err = kwire.PeekRequest(frame[:8])
 	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
 }
+
+// TestLayoutTaggedFields: a tagged field that is set shows as its own
+// node; an unknown one as raw bytes; the trace covers the frame.
+func TestLayoutTaggedFields(t *testing.T) {
+	h := &Heartbeat{GroupID: "g", Rack: "r1", UnknownTags: kwire.UnknownTags{{Tag: 9, Data: []byte{0xab}}}}
+	frame, tree, err := kwire.LayoutRequest(h, 1, 1, nil)
+	require.NoError(t, err)
+	text := tree.Format()
+	assert.Contains(t, text, `+-- Rack string = "r1" (compact, len+1=3)`)
+	assert.Contains(t, text, "+-- unknown bytes = ab")
+	assert.Equal(t, len(frame), tree.Size)
+
+	// A tagged field whose size prefix disagrees with its value is refused.
+	bad := append([]byte(nil), frame...)
+	for i := len(bad) - 1; i > 0; i-- {
+		if bad[i] == 0x03 && bad[i-1] == 0x00 { // Rack: tag 0, size 3
+			bad[i] = 0x04
+			break
+		}
+	}
+	_, err = kwire.TraceRequest(bad, func(int16, int16) (any, error) { return new(Heartbeat), nil })
+	assert.ErrorIs(t, err, kwire.ErrBadTag)
+}

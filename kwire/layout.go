@@ -200,14 +200,23 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 		}
 		f := &Node{Name: fmt.Sprintf("tag %d", tag), Type: "tagged field", Offset: fs}
 		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, size), fs)
+		if int(size) > t.d.remaining() {
+			return newFieldError(ErrInvalidLength, fs, "tagged field %d of %d bytes, %d left", tag, size, t.d.remaining())
+		}
 		if o := pl.taggedOp(tag); o != nil {
-			if err := t.value(f, o, o.name); err != nil {
+			// The value must fill exactly the size its prefix gave.
+			end := t.d.off + int(size)
+			full := t.d.src
+			t.d.src = t.d.src[:end]
+			err := t.value(f, o, o.name)
+			t.d.src = full
+			if err != nil {
 				return err
 			}
-		} else {
-			if int(size) > t.d.remaining() {
-				return newFieldError(ErrInvalidLength, fs, "tagged field %d of %d bytes, %d left", tag, size, t.d.remaining())
+			if t.d.off != end {
+				return newFieldError(ErrBadTag, t.d.off, "tagged field %d has %d bytes left over", tag, end-t.d.off)
 			}
+		} else {
 			vs := t.d.off
 			t.d.off += int(size)
 			t.leaf(f, "unknown", "bytes", fmt.Sprintf("%x", t.d.src[vs:t.d.off]), vs)
