@@ -107,40 +107,24 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) 
 	return true
 }
 
-// setDefault stores the field's schema default at fp. Only fields with a
-// non-zero default are passed here; the rest keep their zero value.
-func setDefault(o *op, fp unsafe.Pointer) {
-	switch o.kind {
-	case kInt8:
-		*(*int8)(fp) = int8(o.def.i)
-	case kInt16:
-		*(*int16)(fp) = int16(o.def.i)
-	case kUint16:
-		*(*uint16)(fp) = uint16(o.def.i)
-	case kInt32, kVarint, kUvarint32:
-		*(*int32)(fp) = int32(o.def.i)
-	case kUint32, kUvarint:
-		*(*uint32)(fp) = uint32(o.def.i)
-	case kInt64, kVarlong:
-		*(*int64)(fp) = o.def.i
-	case kFloat64:
-		*(*float64)(fp) = o.def.f
-	case kBool:
-		*(*bool)(fp) = o.def.b
-	case kString:
-		*(*string)(fp) = o.def.s
-	case kNullString:
+// setStringDefault stores a string field's non-empty (or, for *string,
+// non-null) schema default at fp. Every other default is a flat store
+// (flatDefaults).
+func setStringDefault(o *op, fp unsafe.Pointer) {
+	if o.kind == kNullString {
 		s := o.def.s
 		*(**string)(fp) = &s
-	case kStruct:
-		applyDefaults(o.sub.allDefaults, fp)
+		return
 	}
+	*(*string)(fp) = o.def.s
 }
 
-func applyDefaults(list []op, p unsafe.Pointer) {
-	for i := range list {
-		setDefault(&list[i], fieldPtr(p, list[i].offset))
-	}
+// setFieldDefault gives one field of the struct at p its schema default,
+// nested structs included.
+func setFieldDefault(o *op, p unsafe.Pointer) {
+	var fd flatDefaults
+	flattenDefaults([]op{*o}, 0, &fd)
+	fd.apply(p)
 }
 
 // flatDefaults is a plan's defaults compiled for the decoder: fixed-width
@@ -202,6 +186,6 @@ func (f *flatDefaults) apply(p unsafe.Pointer) {
 		}
 	}
 	for i := range f.other {
-		setDefault(&f.other[i], unsafe.Add(p, f.other[i].offset))
+		setStringDefault(&f.other[i], unsafe.Add(p, f.other[i].offset))
 	}
 }

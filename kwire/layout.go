@@ -401,13 +401,3 @@ func (n *Node) format(b *strings.Builder, first, rest string) {
 		}
 	}
 }
-
-// Walk calls fn for n and every node below it, depth first, in byte order.
-func (n *Node) Walk(fn func(*Node, int)) { n.walk(fn, 0) }
-
-func (n *Node) walk(fn func(*Node, int), depth int) {
-	fn(n, depth)
-	for _, c := range n.Children {
-		c.walk(fn, depth+1)
-	}
-}

@@ -31,7 +31,7 @@ func FillMinimal(msg any, version int16) error {
 const maxFillDepth = 16
 
 func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
-	applyDefaults(pl.defaults, p) // tagged and absent fields only: numbers on the wire stay zero
+	pl.flatDefaults.apply(p) // tagged and absent fields only: numbers on the wire stay zero
 	for i := range pl.fields {
 		fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
 	}

@@ -148,7 +148,6 @@ type plan struct {
 type typeInfo struct {
 	typ     reflect.Type
 	msg     messageTag
-	hasMsg  bool
 	fields  []fieldSpec
 	err     error
 	unknown int // index of the UnknownTags field or -1
@@ -229,7 +228,6 @@ func parseType(t reflect.Type) *typeInfo {
 				if ti.msg, err = parseMessageTag(tag); err != nil {
 					return fail(f, err)
 				}
-				ti.hasMsg = true
 			}
 			continue
 		}

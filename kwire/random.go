@@ -48,7 +48,7 @@ type randomFiller struct {
 func (f *randomFiller) chance(n int) bool { return f.r.Intn(n) == 0 }
 
 func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
-	applyDefaults(pl.defaults, p)
+	pl.flatDefaults.apply(p)
 	for i := range pl.fields {
 		f.fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
 	}
@@ -67,7 +67,7 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 			// (an empty slice would come back nil).
 			reflect.NewAt(o.typ, fp).Elem().SetZero()
 			if o.nonZeroDefault {
-				setDefault(o, fp)
+				setFieldDefault(o, p)
 			}
 		}
 	}
