@@ -47,41 +47,31 @@ func (d *decoder) truncated(need int) error {
 }
 
 func (d *decoder) readUvarint() (uint32, error) {
-	var v uint32
-	for i := 0; i < 5; i++ {
-		if d.off >= len(d.src) {
-			return 0, d.truncated(1)
-		}
-		c := d.src[d.off]
-		d.off++
-		if i == 4 && c > 0x0f {
-			return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint overflows 32 bits")
-		}
-		v |= uint32(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return v, nil
-		}
-	}
-	return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint longer than 5 bytes")
+	v, err := d.readUvarintBits(32)
+	return uint32(v), err
 }
 
-func (d *decoder) readUvarint64() (uint64, error) {
+func (d *decoder) readUvarint64() (uint64, error) { return d.readUvarintBits(64) }
+
+// readUvarintBits reads an unsigned LEB128 varint that must fit in bits
+// bits: its last possible byte may carry only the bits left, so an
+// overlong or overflowing varint is an error, never a wrapped value.
+func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
 	var v uint64
-	for i := 0; i < 10; i++ {
+	for shift := uint(0); ; shift += 7 {
 		if d.off >= len(d.src) {
 			return 0, d.truncated(1)
 		}
 		c := d.src[d.off]
 		d.off++
-		if i == 9 && c > 1 {
-			return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint overflows 64 bits")
+		if shift+7 > bits && c>>(bits-shift) != 0 {
+			return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint overflows %d bits", bits)
 		}
-		v |= uint64(c&0x7f) << (7 * i)
+		v |= uint64(c&0x7f) << shift
 		if c < 0x80 {
 			return v, nil
 		}
 	}
-	return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint longer than 10 bytes")
 }
 
 // readLength reads a length prefix; -1 means null. The length is checked
