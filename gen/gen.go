@@ -180,7 +180,7 @@ func Generate(cfg Config) (*Result, error) {
 			for _, s := range n.structs {
 				for _, name := range []string{s.name, "New" + s.name} {
 					if prev, dup := typeNames[name]; dup {
-						return nil, fmt.Errorf("Go name %s of %s is already used by %s", name, m.Name, prev)
+						return nil, fmt.Errorf("the Go name %s of %s is already used by %s", name, m.Name, prev)
 					}
 					typeNames[name] = m.Name
 				}

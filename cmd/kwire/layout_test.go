@@ -119,7 +119,15 @@ func TestLayoutEveryMessage(t *testing.T) {
 				require.NoError(t, run(args, &out), "%s v%d response=%v", api.Name, v, resp)
 				m := regexp.MustCompile(`: (\d+) bytes on the wire`).FindStringSubmatch(out.String())
 				require.NotNil(t, m)
-				assert.Contains(t, out.String(), "message v"+strconv.Itoa(int(v))+" [0x0000, "+m[1]+"B]", "%s v%d", api.Name, v)
+				// Frame, header and body sit end to end and fill the frame.
+				next := 0
+				for _, top := range regexp.MustCompile(`(?m)^\+-- .*\[0x([0-9a-f]+), (\d+)B\]$`).FindAllStringSubmatch(out.String(), -1) {
+					off, _ := strconv.ParseInt(top[1], 16, 32)
+					size, _ := strconv.Atoi(top[2])
+					assert.Equal(t, next, int(off), "%s v%d response=%v", api.Name, v, resp)
+					next += size
+				}
+				assert.Equal(t, m[1], strconv.Itoa(next), "%s v%d response=%v", api.Name, v, resp)
 			}
 		}
 	}
