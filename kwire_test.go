@@ -156,7 +156,8 @@ func TestFrameErrors(t *testing.T) {
 	bad := append([]byte(nil), frame...)
 	bad[4], bad[5] = 0x7f, 0x00 // API key 32512
 	_, _, err = messages.ReadRequest(bad)
-	assert.ErrorIs(t, err, kwire.ErrUnsupportedVersion)
+	assert.ErrorIs(t, err, kwire.ErrUnknownAPI)
+	assert.NotErrorIs(t, err, kwire.ErrUnsupportedVersion)
 	bad = append([]byte(nil), frame...)
 	bad[7] = 9 // ConsumerGroupHeartbeat v9
 	_, _, err = messages.ReadRequest(bad)

@@ -20,6 +20,7 @@ var (
 	ErrValueOutOfRange    = errors.New("value out of range")
 	ErrInvalidSpec        = errors.New("invalid kafka struct tag")
 	ErrNotAMessage        = errors.New("not a message struct")
+	ErrUnknownAPI         = errors.New("unknown API key")
 )
 
 // Error says where encoding or decoding failed: the field path inside the

@@ -12,8 +12,8 @@ func ReadRequest(frame []byte) (kwire.RequestHeader, any, error) {
 	return kwire.ReadRequest(frame, func(key, version int16) (any, error) {
 		api, ok := Lookup(key)
 		if !ok {
-			return nil, &kwire.Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: kwire.ErrUnsupportedVersion,
-				Detail: fmt.Sprintf("unknown API key %d", key)}
+			return nil, &kwire.Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: kwire.ErrUnknownAPI,
+				Detail: fmt.Sprintf("key %d", key)}
 		}
 		return api.NewRequest(), nil
 	})
@@ -24,7 +24,7 @@ func ReadResponse(frame []byte, key, version int16) (kwire.ResponseHeader, any, 
 	api, ok := Lookup(key)
 	if !ok {
 		return kwire.ResponseHeader{}, nil, &kwire.Error{Op: "frame", Type: "ResponseHeader", Offset: -1,
-			Err: kwire.ErrUnsupportedVersion, Detail: fmt.Sprintf("unknown API key %d", key)}
+			Err: kwire.ErrUnknownAPI, Detail: fmt.Sprintf("key %d", key)}
 	}
 	msg := api.NewResponse()
 	h, err := kwire.ReadResponse(frame, msg, version)

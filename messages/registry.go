@@ -19,6 +19,15 @@ type API struct {
 	NewRequest, NewResponse func() any // pointers to new zero structs
 }
 
+// MaxStable is the newest version a broker or client should offer by
+// default: MaxVersion, or the one before it when that is unstable.
+func (a API) MaxStable() int16 {
+	if a.LatestVersionUnstable {
+		return a.MaxVersion - 1
+	}
+	return a.MaxVersion
+}
+
 // IsFlexible reports whether version v of the API is a flexible version.
 func (a API) IsFlexible(v int16) bool { return a.FlexibleFrom >= 0 && v >= a.FlexibleFrom }
 
