@@ -21,6 +21,11 @@ var (
 	ErrInvalidSpec        = errors.New("invalid kafka struct tag")
 	ErrNotAMessage        = errors.New("not a message struct")
 	ErrUnknownAPI         = errors.New("unknown API key")
+
+	// Stream framing (stream.go): ErrIncomplete means "read more bytes",
+	// never "invalid"; ErrFrameTooLarge is a size prefix above the limit.
+	ErrIncomplete    = errors.New("incomplete frame: more bytes needed")
+	ErrFrameTooLarge = errors.New("frame larger than the limit")
 )
 
 // Error says where encoding or decoding failed: the field path inside the

@@ -103,18 +103,50 @@ func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, erro
 }
 
 // PeekRequest reads the API key, version and correlation id of a request
-// frame without decoding the rest: a broker needs them to answer a request
-// it cannot read, such as an ApiVersions request newer than it knows.
-func PeekRequest(frame []byte) (apiKey, apiVersion int16, correlationID int32, err error) {
-	rest, err := frameBody(frame)
+// from the first bytes of its frame (at least 12, size prefix included;
+// the whole frame will do) without decoding the rest: a broker can refuse
+// an API, or answer an ApiVersions request newer than it knows, before
+// the body has arrived.
+func PeekRequest(head []byte) (apiKey, apiVersion int16, correlationID int32, err error) {
+	rest, err := frameHead(head, 8, "RequestHeader")
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	if len(rest) < 8 {
-		return 0, 0, 0, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
-	}
 	return int16(binary.BigEndian.Uint16(rest)), int16(binary.BigEndian.Uint16(rest[2:])),
 		int32(binary.BigEndian.Uint32(rest[4:])), nil
+}
+
+// PeekResponse reads the correlation id of a response from the first
+// bytes of its frame (at least 8, size prefix included), which is all a
+// client needs to pair it with its request.
+func PeekResponse(head []byte) (correlationID int32, err error) {
+	rest, err := frameHead(head, 4, "ResponseHeader")
+	if err != nil {
+		return 0, err
+	}
+	return int32(binary.BigEndian.Uint32(rest)), nil
+}
+
+// frameHead checks that head is the start of a frame whose size prefix
+// leaves room for a fixed header part of n bytes, and that head holds
+// that part; it returns what follows the prefix.
+func frameHead(head []byte, n int, typ string) ([]byte, error) {
+	if len(head) < 4 {
+		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
+	}
+	size := int32(binary.BigEndian.Uint32(head))
+	switch {
+	case size < int32(n):
+		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
+			Detail: fmt.Sprintf("size prefix %d, a header needs %d", size, n)}
+	case len(head)-4 > int(size):
+		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
+	case len(head) < 4+n:
+		return nil, &Error{Op: "frame", Type: typ, Offset: len(head), Err: ErrTruncated,
+			Detail: fmt.Sprintf("%d of the header's first %d bytes", len(head)-4, n)}
+	}
+	return head[4:], nil
 }
 
 // AppendResponse appends a whole response frame: the int32 size prefix,

@@ -27,8 +27,10 @@ func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 	key, v, corr, err := kwire.PeekRequest(frame)
 	require.NoError(t, err)
 	assert.Equal(t, []int{68, 1, 9}, []int{int(key), int(v), int(corr)})
+	_, _, _, err = kwire.PeekRequest(frame[:12])
+	assert.NoError(t, err, "the first 12 bytes are enough")
 	_, _, _, err = kwire.PeekRequest(frame[:8])
-	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
+	assert.ErrorIs(t, err, kwire.ErrTruncated)
 }
 
 // TestLayoutTaggedFields: a tagged field that is set shows as its own

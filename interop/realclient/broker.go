@@ -339,28 +339,24 @@ func (b *Broker) serve(c net.Conn, id int) {
 		b.mu.Unlock()
 		c.Close()
 	}()
-	var size [4]byte
 	var out []byte
 	st := &connState{authenticated: !b.saslRequired()}
+	frames := kwire.NewFrameReader(c, MaxFrameSize)
 	for {
-		if _, err := io.ReadFull(c, size[:]); err != nil {
-			return // EOF or closed
-		}
-		n := int32(binary.BigEndian.Uint32(size[:]))
-		minSize := int32(8) // api key, version, correlation id
-		if st.rawToken {
-			minSize = 0
-		}
-		if n < minSize || n > MaxFrameSize {
-			b.logf("conn %d: frame size %d out of range [%d, %d]: closing", id, n, minSize, MaxFrameSize)
+		frame, err := frames.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				b.logf("conn %d: reading a frame: %v: closing", id, err)
+			}
 			return
 		}
-		frame := make([]byte, 4+int(n))
-		copy(frame, size[:])
-		if _, err := io.ReadFull(c, frame[4:]); err != nil {
-			b.logf("conn %d: reading a %d-byte frame: %v", id, n, err)
-			return
+		if !st.rawToken {
+			if _, _, _, err := kwire.PeekRequest(frame); err != nil {
+				b.logf("conn %d: %v: closing", id, err)
+				return
+			}
 		}
+		frame = append([]byte(nil), frame...) // kept in b.frames; the reader reuses its buffer
 		b.mu.Lock()
 		b.frames = append(b.frames, Frame{Conn: id, Request: frame, SASLToken: st.rawToken})
 		idx := len(b.frames) - 1
