@@ -1,0 +1,128 @@
+package kwire
+
+import (
+	"reflect"
+	"sync"
+)
+
+// Schema is the shape of a struct type at one version, as the codec sees
+// it: the fields on the wire in that version, in wire order, then the
+// tagged fields by tag number. It is read from the codec's own plans, so
+// it agrees with Marshal and Unmarshal. Tools that show or inspect values
+// (JSON, summaries, error scans) work from it rather than from the struct
+// tags.
+type Schema struct {
+	Type     reflect.Type // the struct type
+	Version  int16
+	Flexible bool
+	Fields   []Field
+	// UnknownTags is the index in Type of the UnknownTags field, or -1.
+	UnknownTags int
+}
+
+// Field is one field of a Schema (or, as Field.Elem, an array's element).
+type Field struct {
+	Name  string
+	Index int          // in the Go struct, for reflect.Value.Field; -1 for an array element
+	Type  reflect.Type // the Go type
+	// Wire is the wire type: int8, int16, int32, int64, uint16, uint32,
+	// float64, bool, varint, varlong, uvarint, uuid, string,
+	// nullable_string, bytes, nullable_bytes, records, array, struct,
+	// nullable struct.
+	Wire     string
+	Tag      int  // the tagged-field number, -1 for a field in the fixed part
+	Nullable bool // null is legal in this version
+	Records  bool // a records field: []byte holding record batches
+	// Elem is an array's element; nil for other fields.
+	Elem *Field
+	// Struct is the schema of a struct, a nullable struct, or (through
+	// Elem) an array of structs; nil for other fields.
+	Struct *Schema
+}
+
+// SchemaOf returns the schema of msg's type (a struct, a pointer to one,
+// or a reflect.Type of either) at version. The version must be one the
+// message declares; its flexible versions decide compactness and tags.
+// Schemas are cached: callers must not modify them.
+func SchemaOf(msg any, version int16) (*Schema, error) {
+	t, ok := msg.(reflect.Type)
+	if !ok {
+		t = reflect.TypeOf(msg)
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil, &Error{Op: "schema", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a pointer to one"}
+	}
+	pl, err := rootPlan(t, version, "schema")
+	if err != nil {
+		return nil, err
+	}
+	return schemaOfPlan(pl), nil
+}
+
+// schemas caches the Schema of each plan; plans are immutable and live
+// for the program, so the cache is keyed by their address.
+var (
+	schemas   sync.Map // *plan -> *Schema
+	schemasMu sync.Mutex
+)
+
+func schemaOfPlan(pl *plan) *Schema {
+	if s, ok := schemas.Load(pl); ok {
+		return s.(*Schema)
+	}
+	schemasMu.Lock()
+	defer schemasMu.Unlock()
+	building := map[*plan]*Schema{}
+	s := buildSchema(pl, building)
+	for p, bs := range building {
+		schemas.LoadOrStore(p, bs)
+	}
+	return s
+}
+
+// buildSchema converts pl and the plans it contains; building holds the
+// schemas under construction, so recursive types end in a cycle of
+// pointers rather than an endless descent.
+func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
+	if s, ok := schemas.Load(pl); ok {
+		return s.(*Schema)
+	}
+	if s, ok := building[pl]; ok {
+		return s
+	}
+	s := &Schema{Type: pl.typ, Version: pl.version, Flexible: pl.flexible, UnknownTags: -1}
+	building[pl] = s
+	if pl.hasUnknown {
+		s.UnknownTags = infoFor(pl.typ).unknown
+	}
+	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
+	for _, list := range [][]op{pl.fields, pl.tagged} {
+		for i := range list {
+			o := &list[i]
+			f := fieldOfOp(o, building)
+			sf, _ := pl.typ.FieldByName(o.name)
+			f.Index = sf.Index[0]
+			s.Fields = append(s.Fields, f)
+		}
+	}
+	for i := len(pl.fields); i < len(s.Fields); i++ {
+		s.Fields[i].Tag = int(pl.tagged[i-len(pl.fields)].tag)
+	}
+	return s
+}
+
+func fieldOfOp(o *op, building map[*plan]*Schema) Field {
+	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable, Records: o.records}
+	switch o.kind {
+	case kArray:
+		e := fieldOfOp(o.elem, building)
+		e.Nullable = false
+		f.Elem = &e
+	case kStruct, kStructPtr:
+		f.Struct = buildSchema(o.sub, building)
+	}
+	return f
+}

@@ -1,0 +1,146 @@
+package kwire
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+type schemaPart struct {
+	Index     int32   `kafka:"v=0+"`
+	ErrorCode int16   `kafka:"v=0+"`
+	Replicas  []int32 `kafka:"v=0+"`
+}
+
+type schemaTopic struct {
+	Name       string       `kafka:"v=0+"`
+	ID         UUID         `kafka:"v=2+"`
+	Partitions []schemaPart `kafka:"v=0+"`
+}
+
+type schemaMsg struct {
+	_        struct{}      `kafka:"api=1000,versions=0-3,flexible=2+"`
+	Throttle int32         `kafka:"v=1+"`
+	Topics   []schemaTopic `kafka:"v=0+"`
+	Leader   *schemaPart   `kafka:"v=0+,nullable=0+"`
+	Rack     *string       `kafka:"v=2+,tag=1,tagged=2+,nullable=2+,default=null"`
+	Note     string        `kafka:"v=3+,tag=0,tagged=3+"`
+	Unknown  UnknownTags
+}
+
+func TestSchemaByVersion(t *testing.T) {
+	names := func(s *Schema) string {
+		var n []string
+		for _, f := range s.Fields {
+			n = append(n, f.Name+":"+f.Wire)
+		}
+		return strings.Join(n, " ")
+	}
+	for v, want := range map[int16]string{
+		0: "Topics:array Leader:nullable struct",
+		1: "Throttle:int32 Topics:array Leader:nullable struct",
+		2: "Throttle:int32 Topics:array Leader:nullable struct Rack:nullable_string",
+		3: "Throttle:int32 Topics:array Leader:nullable struct Note:string Rack:nullable_string",
+	} {
+		s, err := SchemaOf(&schemaMsg{}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(s); got != want {
+			t.Errorf("v%d: %s, want %s", v, got, want)
+		}
+		if s.Flexible != (v >= 2) || s.UnknownTags != 6 {
+			t.Errorf("v%d: flexible %v, unknown index %d", v, s.Flexible, s.UnknownTags)
+		}
+		topic := s.Fields[0].Elem
+		if v > 0 {
+			topic = s.Fields[1].Elem
+		}
+		if topic == nil || topic.Struct == nil || (names(topic.Struct) == "Name:string ID:uuid Partitions:array") != (v >= 2) {
+			t.Errorf("v%d: topic element schema %+v", v, topic)
+		}
+	}
+	s, _ := SchemaOf(reflect.TypeOf(schemaMsg{}), 3)
+	if f := s.Fields[3]; f.Tag != 0 || s.Fields[4].Tag != 1 || s.Fields[0].Tag != -1 || !s.Fields[4].Nullable {
+		t.Errorf("tags: %+v", s.Fields)
+	}
+	if _, err := SchemaOf(&schemaMsg{}, 4); err == nil {
+		t.Error("SchemaOf accepted version 4")
+	}
+	if _, err := SchemaOf(3, 0); err == nil {
+		t.Error("SchemaOf accepted an int")
+	}
+}
+
+func TestWalkPaths(t *testing.T) {
+	msg := &schemaMsg{
+		Topics: []schemaTopic{
+			{Name: "a", Partitions: []schemaPart{{Index: 0}, {Index: 1, ErrorCode: 6}}},
+			{Name: "b"},
+		},
+		Leader: &schemaPart{ErrorCode: 3},
+	}
+	var got []string
+	err := Walk(msg, 0, func(p *Path, f *Field, v reflect.Value) error {
+		got = append(got, p.String())
+		if f.Name == "Leader" {
+			return SkipChildren
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Topics Topics[0].Name Topics[0].Partitions Topics[0].Partitions[0].Index Topics[0].Partitions[0].ErrorCode " +
+		"Topics[0].Partitions[0].Replicas Topics[0].Partitions[1].Index Topics[0].Partitions[1].ErrorCode " +
+		"Topics[0].Partitions[1].Replicas Topics[1].Name Topics[1].Partitions Leader"
+	if strings.Join(got, " ") != want {
+		t.Errorf("paths:\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+
+	got = nil
+	_ = Walk(msg, 2, func(p *Path, f *Field, v reflect.Value) error {
+		if f.Name == "ErrorCode" {
+			got = append(got, p.Names()+"@"+string(rune('0'+p.Depth())))
+		}
+		return nil
+	})
+	if strings.Join(got, " ") != "Topics.Partitions.ErrorCode@2 Topics.Partitions.ErrorCode@2 Leader.ErrorCode@1" {
+		t.Errorf("names: %q", got)
+	}
+
+	stop := Walk(msg, 0, func(p *Path, f *Field, v reflect.Value) error { return ErrTruncated })
+	if stop != ErrTruncated {
+		t.Errorf("Walk returned %v, want the callback's error", stop)
+	}
+	if err := Walk((*schemaMsg)(nil), 0, func(*Path, *Field, reflect.Value) error { return nil }); err == nil {
+		t.Error("Walk accepted a nil pointer")
+	}
+}
+
+type schemaTree struct {
+	Name     string       `kafka:"v=0+"`
+	Children []schemaTree `kafka:"v=0+"`
+}
+
+// A type that contains itself gives a schema that points back to itself.
+func TestSchemaRecursive(t *testing.T) {
+	s, err := SchemaOf(schemaTree{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Fields[1].Elem.Struct != s {
+		t.Fatal("the element schema of Children is not the tree's own schema")
+	}
+	tree := schemaTree{Name: "root", Children: []schemaTree{{Name: "a", Children: []schemaTree{{Name: "b"}}}}}
+	var got []string
+	_ = Walk(&tree, 0, func(p *Path, f *Field, v reflect.Value) error {
+		if f.Name == "Name" {
+			got = append(got, p.String()+"="+v.String())
+		}
+		return nil
+	})
+	if strings.Join(got, " ") != "Name=root Children[0].Name=a Children[0].Children[0].Name=b" {
+		t.Errorf("%q", got)
+	}
+}
