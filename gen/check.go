@@ -8,7 +8,7 @@ import (
 // CheckVersions checks that the merged message, seen at each of its
 // versions, is exactly its defining source seen at that version: the same
 // fields in the same order, with the same types, nullability, tags,
-// compactness, defaults and ignorability, recursively.
+// compactness and defaults, recursively.
 func (m *Message) CheckVersions() error {
 	for v := m.Min; v <= m.Max; v++ {
 		got := m.At(v)
@@ -40,7 +40,7 @@ func (m *Message) At(v int) string {
 			if f.Tagged[v] {
 				tag = f.Tag
 			}
-			describe(&b, depth, f.Name, kind(f.Type), f.Nullable[v], tag, compact, f.Default, f.Ignorable)
+			describe(&b, depth, f.Name, kind(f.Type), f.Nullable[v], tag, compact, f.Default)
 			if f.Struct != nil {
 				walk(f.Struct.Fields, depth+1)
 			}
@@ -69,7 +69,7 @@ func SchemaAt(s *Schema, v int) string {
 			if f.tagged.contains(v) {
 				tag = *f.tag
 			}
-			describe(&b, depth, f.Name, kind(f.Type), f.nullable.contains(v), tag, compact, f.defaultText, f.Ignorable)
+			describe(&b, depth, f.Name, kind(f.Type), f.nullable.contains(v), tag, compact, f.defaultText)
 			sub := f.Fields
 			if et, _ := elemType(f.Type); len(sub) == 0 && s.commons[et] != nil {
 				sub = s.commons[et].Fields
@@ -81,9 +81,11 @@ func SchemaAt(s *Schema, v int) string {
 	return b.String()
 }
 
-func describe(b *strings.Builder, depth int, name, kind string, nullable bool, tag int64, compact bool, def *string, ignorable bool) {
-	fmt.Fprintf(b, "%s%s %s nullable=%v tag=%d compact=%v default=%s ignorable=%v\n",
-		strings.Repeat("  ", depth), name, kind, nullable, tag, compact, showDefault(def), ignorable)
+// describe writes one present field. Ignorability is left out: it only
+// matters in versions without the field (Merge checks it there).
+func describe(b *strings.Builder, depth int, name, kind string, nullable bool, tag int64, compact bool, def *string) {
+	fmt.Fprintf(b, "%s%s %s nullable=%v tag=%d compact=%v default=%s\n",
+		strings.Repeat("  ", depth), name, kind, nullable, tag, compact, showDefault(def))
 }
 
 // lineDiff shows the lines of want and got that differ.

@@ -53,25 +53,29 @@ func MergeDirs(dirs []string) ([]*Message, []Warning, error) {
 	if len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("no schema directories")
 	}
-	byName := map[string][]*Schema{}
+	// An API's request (or response) is one message whatever each
+	// directory calls it: Kafka renames APIs (key 74 was
+	// ListClientMetricsResources, is ListConfigResources), and the newest
+	// directory's name is the one kept. Headers and data match by name.
+	byID := map[string][]*Schema{}
 	for _, d := range dirs {
 		schemas, err := LoadDir(d)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, s := range schemas {
-			byName[s.Name] = append(byName[s.Name], s)
+			byID[messageID(s)] = append(byID[messageID(s)], s)
 		}
 	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
 	}
-	sort.Strings(names)
+	sort.Strings(ids)
 	var msgs []*Message
 	var warnings []Warning
-	for _, n := range names {
-		m, w, err := Merge(byName[n])
+	for _, id := range ids {
+		m, w, err := Merge(byID[id])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -81,7 +85,22 @@ func MergeDirs(dirs []string) ([]*Message, []Warning, error) {
 		msgs = append(msgs, m)
 		warnings = append(warnings, w...)
 	}
+	sort.Slice(msgs, func(i, j int) bool { return msgs[i].Name < msgs[j].Name })
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].Name == msgs[i-1].Name {
+			return nil, nil, fmt.Errorf("two messages are named %s (API keys %d and %d)", msgs[i].Name, msgs[i-1].APIKey, msgs[i].APIKey)
+		}
+	}
 	return msgs, warnings, nil
+}
+
+// messageID is what matches a schema across directories: the API key and
+// side for requests and responses, the name for the others.
+func messageID(s *Schema) string {
+	if s.APIKey != nil && (s.Type == "request" || s.Type == "response") {
+		return fmt.Sprintf("%s %d", s.Type, *s.APIKey)
+	}
+	return s.Type + " " + s.Name
 }
 
 // Generate merges the schemas and produces the Go files.

@@ -11,7 +11,7 @@ import (
 
 // The schema trees the messages package is generated from, relative to
 // this directory, lowest precedence first (as in messages/generate.go).
-var kafkaDirs = []string{"../../shared/kafka-schemas-legacy", "../../shared/kafka-schemas"}
+var kafkaDirs = []string{"../../shared/kafka-schemas-legacy", "../../shared/kafka-schemas", "../../shared/kafka-schemas-2026"}
 
 // -update rewrites messages/ instead of comparing with it. Unlike `go
 // generate ./messages` it works even when messages/ does not compile (the
@@ -95,8 +95,8 @@ func TestKafkaMergeEveryVersion(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
-	if len(keys) != 90 || keys[0] != 0 || keys[89] != 89 {
-		t.Errorf("API keys %v, want 0-89", keys)
+	if len(keys) != 95 || keys[0] != 0 || keys[94] != 94 {
+		t.Errorf("API keys %v, want 0-94", keys)
 	}
 	t.Logf("%d APIs, %d (API, version) pairs", len(keys), pairs)
 
@@ -107,12 +107,20 @@ func TestKafkaMergeEveryVersion(t *testing.T) {
 		path     []string
 		versions string
 	}{
-		{"ProduceRequest", 0, 12, []string{"TopicData", "PartitionData", "Records"}, "0+"},
-		{"FetchRequest", 0, 17, []string{"ReplicaId"}, "0-14"},
+		{"ProduceRequest", 0, 13, []string{"TopicData", "PartitionData", "Records"}, "0+"},
+		{"ProduceRequest", 0, 13, []string{"TopicData", "Name"}, "0-12"},
+		{"ProduceRequest", 0, 13, []string{"TopicData", "TopicId"}, "13+"},
+		{"FetchRequest", 0, 18, []string{"ReplicaId"}, "0-14"},
 		{"MetadataRequest", 0, 13, []string{"AllowAutoTopicCreation"}, "4+"},
-		{"ListOffsetsRequest", 0, 10, []string{"Topics", "Partitions", "MaxNumOffsets"}, "0"},
-		{"ListOffsetsResponse", 0, 10, []string{"Topics", "Partitions", "OldStyleOffsets"}, "0"},
-		{"OffsetCommitRequest", 0, 9, []string{"Topics", "Partitions", "CommitTimestamp"}, "1"},
+		{"ListOffsetsRequest", 0, 11, []string{"Topics", "Partitions", "MaxNumOffsets"}, "0"},
+		{"ListOffsetsResponse", 0, 11, []string{"Topics", "Partitions", "OldStyleOffsets"}, "0"},
+		{"OffsetCommitRequest", 0, 10, []string{"Topics", "Partitions", "CommitTimestamp"}, "1"},
+		{"TxnOffsetCommitRequest", 0, 6, []string{"GenerationIdOrMemberEpoch"}, "3+"},
+		{"ListConfigResourcesRequest", 0, 1, []string{"ResourceTypes"}, "1+"},
+		{"InitProducerIdRequest", 0, 6, []string{"TransactionalId"}, "0+"},
+		{"LeaderAndIsrRequest", 0, 7, []string{"ControllerId"}, "0+"},
+		{"ShareFetchRequest", 0, 2, []string{"GroupId"}, "0+"},
+		{"StreamsGroupHeartbeatRequest", 0, 1, []string{"EndpointInformationEpoch"}, "0+"},
 		{"DescribeConfigsResponse", 0, 4, []string{"Results", "Configs", "IsDefault"}, "0"},
 		{"ConsumerGroupHeartbeatRequest", 0, 1, []string{"SubscribedTopicRegex"}, "1+"},
 		{"VoteRequest", 0, 2, []string{"Topics", "Partitions", "ReplicaEpoch"}, "0+"},

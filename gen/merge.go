@@ -157,9 +157,14 @@ func Merge(sources []*Schema) (*Message, []Warning, error) {
 	if top.APIKey != nil {
 		m.APIKey = int(*top.APIKey)
 	}
-	maxV := 0
+	maxV := -1
 	for _, s := range sources {
-		maxV = max(maxV, s.valid.hi)
+		if !s.valid.none {
+			maxV = max(maxV, s.valid.hi)
+		}
+	}
+	if maxV < 0 {
+		return nil, nil, fmt.Errorf("%s: no source defines a version", top.Name)
 	}
 	m.def = make([]int, maxV+1)
 	m.Min = -1
@@ -263,6 +268,17 @@ func (m *Message) newSet() vset { return make(vset, m.Max+1) }
 func (g *merger) used(i int) bool {
 	for _, d := range g.m.def {
 		if d == i {
+			return true
+		}
+	}
+	return false
+}
+
+// definesWithout reports whether source i defines a version of the
+// message in which field f is absent.
+func (g *merger) definesWithout(i int, f *Field) bool {
+	for v, d := range g.m.def {
+		if d == i && !f.versions.contains(v) {
 			return true
 		}
 	}
@@ -409,7 +425,9 @@ func (g *merger) mergeField(e *entry, where string, parent *MStruct, commons map
 			if (sf.defaultText == nil) != (f.Default == nil) || sf.defaultText != nil && *sf.defaultText != *f.Default {
 				g.warn("%s: default %s in %s differs from the newer %s; the newer one is used", path, showDefault(sf.defaultText), m.Sources[d.idx].Path, showDefault(f.Default))
 			}
-			if sf.Ignorable != f.Ignorable {
+			// Ignorable only matters where the field is absent: a
+			// difference counts if this source defines such a version.
+			if sf.Ignorable != f.Ignorable && g.definesWithout(d.idx, sf) {
 				g.warn("%s: ignorable=%v in %s differs from the newer %v; the newer one is used", path, sf.Ignorable, m.Sources[d.idx].Path, f.Ignorable)
 			}
 		}

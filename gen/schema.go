@@ -150,8 +150,10 @@ func (s *Schema) prepare() error {
 	if s.valid, err = parseRange(s.ValidVersions); err != nil {
 		return fmt.Errorf("validVersions: %v", err)
 	}
-	if s.valid.none || s.valid.hi < 0 {
-		return fmt.Errorf("validVersions %q must be a closed range", s.ValidVersions)
+	// "none" marks an API a newer Kafka removed: the schema defines no
+	// version, and an older schema directory may still define them.
+	if !s.valid.none && s.valid.hi < 0 {
+		return fmt.Errorf("validVersions %q must be a closed range or none", s.ValidVersions)
 	}
 	if s.flexible, err = parseRange(s.FlexibleVersions); err != nil {
 		return fmt.Errorf("flexibleVersions: %v", err)

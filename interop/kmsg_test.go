@@ -105,9 +105,8 @@ type exclusion struct {
 // exclusions: see the table in README.md for the details of each.
 var exclusions = map[exclusion]string{
 	{5, 4, false}:  "StopReplica v4 request: kmsg writes IsKRaftController after ControllerEpoch; Kafka's schema has it between ControllerId and ControllerEpoch",
-	{87, 0, true}:  "ReadShareGroupStateSummary v0 response: kmsg has LeaderEpoch (int32, between StateEpoch and StartOffset), which our v0 schema lacks",
-	{88, 0, false}: "StreamsGroupHeartbeat v0 request: kmsg has EndpointInformationEpoch (int32, after MemberEpoch), which our v0 schema lacks",
-	{88, 0, true}:  "StreamsGroupHeartbeat v0 response: kmsg has EndpointInformationEpoch (int32, after WarmupTasks) and splits PartitionsByUserEndpoint[].Partitions into ActivePartitions and StandbyPartitions; our v0 schema has neither",
+	{78, 1, true}: "ShareFetch v1 response: kmsg declares Partitions[].Records nullable in every version and writes null; Kafka's schema allows null only in v0",
+	{78, 2, true}: "ShareFetch v2 response: kmsg declares Partitions[].Records nullable in every version and writes null; Kafka's schema allows null only in v0",
 }
 
 // ---- the checks: each returns the first disagreement ----

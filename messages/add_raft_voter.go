@@ -4,14 +4,15 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// AddRaftVoterRequest is API key 80, versions 0, flexible from 0.
+// AddRaftVoterRequest is API key 80, versions 0-1, flexible from 0.
 type AddRaftVoterRequest struct {
-	_                struct{}                      `kafka:"api=80,versions=0,flexible=0+"`
+	_                struct{}                      `kafka:"api=80,versions=0-1,flexible=0+"`
 	ClusterID        *string                       `kafka:"v=0+,nullable=0+"`
 	TimeoutMs        int32                         `kafka:"v=0+"`
 	VoterID          int32                         `kafka:"v=0+"`
 	VoterDirectoryID kwire.UUID                    `kafka:"v=0+"`
 	Listeners        []AddRaftVoterRequestListener `kafka:"v=0+"`
+	AckWhenCommitted bool                          `kafka:"v=1+,default=true"`
 	UnknownTags      kwire.UnknownTags
 }
 
@@ -26,6 +27,7 @@ func NewAddRaftVoterRequest() *AddRaftVoterRequest {
 // the others their zero value.
 func (v *AddRaftVoterRequest) Default() {
 	*v = AddRaftVoterRequest{}
+	v.AckWhenCommitted = true
 }
 
 // AddRaftVoterRequestListener is an element of AddRaftVoterRequest.Listeners.
@@ -42,9 +44,9 @@ func (v *AddRaftVoterRequestListener) Default() {
 	*v = AddRaftVoterRequestListener{}
 }
 
-// AddRaftVoterResponse is API key 80, versions 0, flexible from 0.
+// AddRaftVoterResponse is API key 80, versions 0-1, flexible from 0.
 type AddRaftVoterResponse struct {
-	_              struct{} `kafka:"api=80,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=80,versions=0-1,flexible=0+"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+,ignorable"`

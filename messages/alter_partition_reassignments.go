@@ -4,12 +4,13 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// AlterPartitionReassignmentsRequest is API key 45, versions 0, flexible from 0.
+// AlterPartitionReassignmentsRequest is API key 45, versions 0-1, flexible from 0.
 type AlterPartitionReassignmentsRequest struct {
-	_           struct{}                                              `kafka:"api=45,versions=0,flexible=0+"`
-	TimeoutMs   int32                                                 `kafka:"v=0+,default=60000"`
-	Topics      []AlterPartitionReassignmentsRequestReassignableTopic `kafka:"v=0+"`
-	UnknownTags kwire.UnknownTags
+	_                            struct{}                                              `kafka:"api=45,versions=0-1,flexible=0+"`
+	TimeoutMs                    int32                                                 `kafka:"v=0+,default=60000"`
+	AllowReplicationFactorChange bool                                                  `kafka:"v=1+,default=true"`
+	Topics                       []AlterPartitionReassignmentsRequestReassignableTopic `kafka:"v=0+"`
+	UnknownTags                  kwire.UnknownTags
 }
 
 // NewAlterPartitionReassignmentsRequest returns a AlterPartitionReassignmentsRequest with every schema default applied.
@@ -24,6 +25,7 @@ func NewAlterPartitionReassignmentsRequest() *AlterPartitionReassignmentsRequest
 func (v *AlterPartitionReassignmentsRequest) Default() {
 	*v = AlterPartitionReassignmentsRequest{}
 	v.TimeoutMs = 60000
+	v.AllowReplicationFactorChange = true
 }
 
 // AlterPartitionReassignmentsRequestReassignableTopic is an element of AlterPartitionReassignmentsRequest.Topics.
@@ -52,14 +54,15 @@ func (v *AlterPartitionReassignmentsRequestReassignablePartition) Default() {
 	*v = AlterPartitionReassignmentsRequestReassignablePartition{}
 }
 
-// AlterPartitionReassignmentsResponse is API key 45, versions 0, flexible from 0.
+// AlterPartitionReassignmentsResponse is API key 45, versions 0-1, flexible from 0.
 type AlterPartitionReassignmentsResponse struct {
-	_              struct{}                                                       `kafka:"api=45,versions=0,flexible=0+"`
-	ThrottleTimeMs int32                                                          `kafka:"v=0+"`
-	ErrorCode      int16                                                          `kafka:"v=0+"`
-	ErrorMessage   *string                                                        `kafka:"v=0+,nullable=0+"`
-	Responses      []AlterPartitionReassignmentsResponseReassignableTopicResponse `kafka:"v=0+"`
-	UnknownTags    kwire.UnknownTags
+	_                            struct{}                                                       `kafka:"api=45,versions=0-1,flexible=0+"`
+	ThrottleTimeMs               int32                                                          `kafka:"v=0+"`
+	AllowReplicationFactorChange bool                                                           `kafka:"v=1+,default=true,ignorable"`
+	ErrorCode                    int16                                                          `kafka:"v=0+"`
+	ErrorMessage                 *string                                                        `kafka:"v=0+,nullable=0+"`
+	Responses                    []AlterPartitionReassignmentsResponseReassignableTopicResponse `kafka:"v=0+"`
+	UnknownTags                  kwire.UnknownTags
 }
 
 // NewAlterPartitionReassignmentsResponse returns a AlterPartitionReassignmentsResponse with every schema default applied.
@@ -73,6 +76,7 @@ func NewAlterPartitionReassignmentsResponse() *AlterPartitionReassignmentsRespon
 // the others their zero value.
 func (v *AlterPartitionReassignmentsResponse) Default() {
 	*v = AlterPartitionReassignmentsResponse{}
+	v.AllowReplicationFactorChange = true
 }
 
 // AlterPartitionReassignmentsResponseReassignableTopicResponse is an element of AlterPartitionReassignmentsResponse.Responses.

@@ -4,11 +4,13 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ApiVersionsRequest is API key 18, versions 0-4, flexible from 3.
+// ApiVersionsRequest is API key 18, versions 0-5, flexible from 3.
 type ApiVersionsRequest struct {
-	_                     struct{} `kafka:"api=18,versions=0-4,flexible=3+"`
+	_                     struct{} `kafka:"api=18,versions=0-5,flexible=3+"`
 	ClientSoftwareName    string   `kafka:"v=3+,ignorable"`
 	ClientSoftwareVersion string   `kafka:"v=3+,ignorable"`
+	ClusterID             *string  `kafka:"v=5+,nullable=5+,default=null,ignorable"`
+	NodeID                int32    `kafka:"v=5+,default=-1,ignorable"`
 	UnknownTags           kwire.UnknownTags
 }
 
@@ -23,11 +25,12 @@ func NewApiVersionsRequest() *ApiVersionsRequest {
 // the others their zero value.
 func (v *ApiVersionsRequest) Default() {
 	*v = ApiVersionsRequest{}
+	v.NodeID = -1
 }
 
-// ApiVersionsResponse is API key 18, versions 0-4, flexible from 3.
+// ApiVersionsResponse is API key 18, versions 0-5, flexible from 3.
 type ApiVersionsResponse struct {
-	_                      struct{}                                 `kafka:"api=18,versions=0-4,flexible=3+"`
+	_                      struct{}                                 `kafka:"api=18,versions=0-5,flexible=3+"`
 	ErrorCode              int16                                    `kafka:"v=0+"`
 	ApiKeys                []ApiVersionsResponseApiVersion          `kafka:"v=0+"`
 	ThrottleTimeMs         int32                                    `kafka:"v=1+,ignorable"`

@@ -4,15 +4,16 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// BrokerHeartbeatRequest is API key 63, versions 0-1, flexible from 0.
+// BrokerHeartbeatRequest is API key 63, versions 0-2, flexible from 0.
 type BrokerHeartbeatRequest struct {
-	_                     struct{}     `kafka:"api=63,versions=0-1,flexible=0+"`
+	_                     struct{}     `kafka:"api=63,versions=0-2,flexible=0+"`
 	BrokerID              int32        `kafka:"v=0+"`
 	BrokerEpoch           int64        `kafka:"v=0+,default=-1"`
 	CurrentMetadataOffset int64        `kafka:"v=0+"`
 	WantFence             bool         `kafka:"v=0+"`
 	WantShutDown          bool         `kafka:"v=0+"`
 	OfflineLogDirs        []kwire.UUID `kafka:"v=1+,tag=0,tagged=1+"`
+	CordonedLogDirs       []kwire.UUID `kafka:"v=2+,nullable=2+,tag=1,tagged=2+,default=null"`
 	UnknownTags           kwire.UnknownTags
 }
 
@@ -30,9 +31,9 @@ func (v *BrokerHeartbeatRequest) Default() {
 	v.BrokerEpoch = -1
 }
 
-// BrokerHeartbeatResponse is API key 63, versions 0-1, flexible from 0.
+// BrokerHeartbeatResponse is API key 63, versions 0-2, flexible from 0.
 type BrokerHeartbeatResponse struct {
-	_              struct{} `kafka:"api=63,versions=0-1,flexible=0+"`
+	_              struct{} `kafka:"api=63,versions=0-2,flexible=0+"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	IsCaughtUp     bool     `kafka:"v=0+,default=false"`

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// DeleteGroupsRequest is API key 42, versions 0-2, flexible from 2.
+// DeleteGroupsRequest is API key 42, versions 0-3, flexible from 2.
 type DeleteGroupsRequest struct {
-	_           struct{} `kafka:"api=42,versions=0-2,flexible=2+"`
+	_           struct{} `kafka:"api=42,versions=0-3,flexible=2+"`
 	GroupsNames []string `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -24,9 +24,9 @@ func (v *DeleteGroupsRequest) Default() {
 	*v = DeleteGroupsRequest{}
 }
 
-// DeleteGroupsResponse is API key 42, versions 0-2, flexible from 2.
+// DeleteGroupsResponse is API key 42, versions 0-3, flexible from 2.
 type DeleteGroupsResponse struct {
-	_              struct{}                                   `kafka:"api=42,versions=0-2,flexible=2+"`
+	_              struct{}                                   `kafka:"api=42,versions=0-3,flexible=2+"`
 	ThrottleTimeMs int32                                      `kafka:"v=0+"`
 	Results        []DeleteGroupsResponseDeletableGroupResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags
@@ -47,9 +47,10 @@ func (v *DeleteGroupsResponse) Default() {
 
 // DeleteGroupsResponseDeletableGroupResult is an element of DeleteGroupsResponse.Results.
 type DeleteGroupsResponseDeletableGroupResult struct {
-	GroupID     string `kafka:"v=0+"`
-	ErrorCode   int16  `kafka:"v=0+"`
-	UnknownTags kwire.UnknownTags
+	GroupID      string  `kafka:"v=0+"`
+	ErrorCode    int16   `kafka:"v=0+"`
+	ErrorMessage *string `kafka:"v=3+,nullable=3+,default=null,ignorable"`
+	UnknownTags  kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,

@@ -5,7 +5,6 @@ package messages
 import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteShareGroupStateRequest is API key 86, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
 type DeleteShareGroupStateRequest struct {
 	_           struct{}                                      `kafka:"api=86,versions=0,flexible=0+"`
 	GroupID     string                                        `kafka:"v=0+"`

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// DescribeLogDirsRequest is API key 35, versions 0-4, flexible from 2.
+// DescribeLogDirsRequest is API key 35, versions 0-5, flexible from 2.
 type DescribeLogDirsRequest struct {
-	_           struct{}                                       `kafka:"api=35,versions=0-4,flexible=2+"`
+	_           struct{}                                       `kafka:"api=35,versions=0-5,flexible=2+"`
 	Topics      []DescribeLogDirsRequestDescribableLogDirTopic `kafka:"v=0+,nullable=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -37,9 +37,9 @@ func (v *DescribeLogDirsRequestDescribableLogDirTopic) Default() {
 	*v = DescribeLogDirsRequestDescribableLogDirTopic{}
 }
 
-// DescribeLogDirsResponse is API key 35, versions 0-4, flexible from 2.
+// DescribeLogDirsResponse is API key 35, versions 0-5, flexible from 2.
 type DescribeLogDirsResponse struct {
-	_              struct{}                        `kafka:"api=35,versions=0-4,flexible=2+"`
+	_              struct{}                        `kafka:"api=35,versions=0-5,flexible=2+"`
 	ThrottleTimeMs int32                           `kafka:"v=0+"`
 	ErrorCode      int16                           `kafka:"v=3+,ignorable"`
 	Results        []DescribeLogDirsResponseResult `kafka:"v=0+"`
@@ -66,6 +66,7 @@ type DescribeLogDirsResponseResult struct {
 	Topics      []DescribeLogDirsResponseTopic `kafka:"v=0+"`
 	TotalBytes  int64                          `kafka:"v=4+,default=-1,ignorable"`
 	UsableBytes int64                          `kafka:"v=4+,default=-1,ignorable"`
+	IsCordoned  bool                           `kafka:"v=5+,default=false,ignorable"`
 	UnknownTags kwire.UnknownTags
 }
 

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// FetchRequest is API key 1, versions 0-17, flexible from 12.
+// FetchRequest is API key 1, versions 0-18, flexible from 12.
 type FetchRequest struct {
-	_                   struct{}                     `kafka:"api=1,versions=0-17,flexible=12+"`
+	_                   struct{}                     `kafka:"api=1,versions=0-18,flexible=12+"`
 	ClusterID           *string                      `kafka:"v=12+,nullable=12+,tag=0,tagged=12+,default=null,ignorable"`
 	ReplicaID           int32                        `kafka:"v=0-14,default=-1"`
 	ReplicaState        FetchRequestReplicaState     `kafka:"v=15+,tag=1,tagged=15+"`
@@ -77,6 +77,7 @@ type FetchRequestPartition struct {
 	LogStartOffset     int64      `kafka:"v=5+,default=-1,ignorable"`
 	PartitionMaxBytes  int32      `kafka:"v=0+"`
 	ReplicaDirectoryID kwire.UUID `kafka:"v=17+,tag=0,tagged=17+,ignorable"`
+	HighWatermark      int64      `kafka:"v=18+,tag=1,tagged=18+,default=9223372036854775807,ignorable"`
 	UnknownTags        kwire.UnknownTags
 }
 
@@ -87,6 +88,7 @@ func (v *FetchRequestPartition) Default() {
 	v.CurrentLeaderEpoch = -1
 	v.LastFetchedEpoch = -1
 	v.LogStartOffset = -1
+	v.HighWatermark = 9223372036854775807
 }
 
 // FetchRequestForgottenTopic is an element of FetchRequest.ForgottenTopicsData.
@@ -103,9 +105,9 @@ func (v *FetchRequestForgottenTopic) Default() {
 	*v = FetchRequestForgottenTopic{}
 }
 
-// FetchResponse is API key 1, versions 0-17, flexible from 12.
+// FetchResponse is API key 1, versions 0-18, flexible from 12.
 type FetchResponse struct {
-	_              struct{}                              `kafka:"api=1,versions=0-17,flexible=12+"`
+	_              struct{}                              `kafka:"api=1,versions=0-18,flexible=12+"`
 	ThrottleTimeMs int32                                 `kafka:"v=1+,ignorable"`
 	ErrorCode      int16                                 `kafka:"v=7+,ignorable"`
 	SessionID      int32                                 `kafka:"v=7+,default=0"`

@@ -5,4 +5,4 @@ package messages
 // removed (a later -schemas directory defines the versions it lists).
 // If this package does not compile, the kwire command cannot run; then
 // `go test ./gen -run TestMessagesPackageUpToDate -update` regenerates it.
-//go:generate go run ../cmd/kwire gen -schemas ../../shared/kafka-schemas-legacy,../../shared/kafka-schemas -out . -package messages
+//go:generate go run ../cmd/kwire gen -schemas ../../shared/kafka-schemas-legacy,../../shared/kafka-schemas,../../shared/kafka-schemas-2026 -out . -package messages

@@ -4,13 +4,16 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// InitProducerIDRequest is API key 22, versions 0-5, flexible from 2.
+// InitProducerIDRequest is API key 22, versions 0-6, flexible from 2.
+// The schema marks version 6 unstable.
 type InitProducerIDRequest struct {
-	_                    struct{} `kafka:"api=22,versions=0-5,flexible=2+"`
+	_                    struct{} `kafka:"api=22,versions=0-6,flexible=2+"`
 	TransactionalID      *string  `kafka:"v=0+,nullable=0+"`
 	TransactionTimeoutMs int32    `kafka:"v=0+"`
 	ProducerID           int64    `kafka:"v=3+,default=-1"`
 	ProducerEpoch        int16    `kafka:"v=3+,default=-1"`
+	Enable2Pc            bool     `kafka:"v=6+,default=false"`
+	KeepPreparedTxn      bool     `kafka:"v=6+,default=false"`
 	UnknownTags          kwire.UnknownTags
 }
 
@@ -29,14 +32,16 @@ func (v *InitProducerIDRequest) Default() {
 	v.ProducerEpoch = -1
 }
 
-// InitProducerIDResponse is API key 22, versions 0-5, flexible from 2.
+// InitProducerIDResponse is API key 22, versions 0-6, flexible from 2.
 type InitProducerIDResponse struct {
-	_              struct{} `kafka:"api=22,versions=0-5,flexible=2+"`
-	ThrottleTimeMs int32    `kafka:"v=0+,ignorable"`
-	ErrorCode      int16    `kafka:"v=0+"`
-	ProducerID     int64    `kafka:"v=0+,default=-1"`
-	ProducerEpoch  int16    `kafka:"v=0+"`
-	UnknownTags    kwire.UnknownTags
+	_                       struct{} `kafka:"api=22,versions=0-6,flexible=2+"`
+	ThrottleTimeMs          int32    `kafka:"v=0+,ignorable"`
+	ErrorCode               int16    `kafka:"v=0+"`
+	ProducerID              int64    `kafka:"v=0+,default=-1"`
+	ProducerEpoch           int16    `kafka:"v=0+"`
+	OngoingTxnProducerID    int64    `kafka:"v=6+,default=-1"`
+	OngoingTxnProducerEpoch int16    `kafka:"v=6+,default=-1"`
+	UnknownTags             kwire.UnknownTags
 }
 
 // NewInitProducerIDResponse returns a InitProducerIDResponse with every schema default applied.
@@ -51,4 +56,6 @@ func NewInitProducerIDResponse() *InitProducerIDResponse {
 func (v *InitProducerIDResponse) Default() {
 	*v = InitProducerIDResponse{}
 	v.ProducerID = -1
+	v.OngoingTxnProducerID = -1
+	v.OngoingTxnProducerEpoch = -1
 }

@@ -5,7 +5,6 @@ package messages
 import "github.com/kwirelabs/kwire/kwire"
 
 // InitializeShareGroupStateRequest is API key 83, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
 type InitializeShareGroupStateRequest struct {
 	_           struct{}                                              `kafka:"api=83,versions=0,flexible=0+"`
 	GroupID     string                                                `kafka:"v=0+"`

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ListOffsetsRequest is API key 2, versions 0-10, flexible from 6.
+// ListOffsetsRequest is API key 2, versions 0-11, flexible from 6.
 type ListOffsetsRequest struct {
-	_              struct{}                  `kafka:"api=2,versions=0-10,flexible=6+"`
+	_              struct{}                  `kafka:"api=2,versions=0-11,flexible=6+"`
 	ReplicaID      int32                     `kafka:"v=0+"`
 	IsolationLevel int8                      `kafka:"v=2+"`
 	Topics         []ListOffsetsRequestTopic `kafka:"v=0+"`
@@ -57,9 +57,9 @@ func (v *ListOffsetsRequestPartition) Default() {
 	v.MaxNumOffsets = 1
 }
 
-// ListOffsetsResponse is API key 2, versions 0-10, flexible from 6.
+// ListOffsetsResponse is API key 2, versions 0-11, flexible from 6.
 type ListOffsetsResponse struct {
-	_              struct{}                           `kafka:"api=2,versions=0-10,flexible=6+"`
+	_              struct{}                           `kafka:"api=2,versions=0-11,flexible=6+"`
 	ThrottleTimeMs int32                              `kafka:"v=2+,ignorable"`
 	Topics         []ListOffsetsResponseTopicResponse `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -4,13 +4,14 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ListTransactionsRequest is API key 66, versions 0-1, flexible from 0.
+// ListTransactionsRequest is API key 66, versions 0-2, flexible from 0.
 type ListTransactionsRequest struct {
-	_                 struct{} `kafka:"api=66,versions=0-1,flexible=0+"`
-	StateFilters      []string `kafka:"v=0+"`
-	ProducerIDFilters []int64  `kafka:"v=0+"`
-	DurationFilter    int64    `kafka:"v=1+,default=-1"`
-	UnknownTags       kwire.UnknownTags
+	_                      struct{} `kafka:"api=66,versions=0-2,flexible=0+"`
+	StateFilters           []string `kafka:"v=0+"`
+	ProducerIDFilters      []int64  `kafka:"v=0+"`
+	DurationFilter         int64    `kafka:"v=1+,default=-1"`
+	TransactionalIDPattern *string  `kafka:"v=2+,nullable=2+,default=null"`
+	UnknownTags            kwire.UnknownTags
 }
 
 // NewListTransactionsRequest returns a ListTransactionsRequest with every schema default applied.
@@ -27,9 +28,9 @@ func (v *ListTransactionsRequest) Default() {
 	v.DurationFilter = -1
 }
 
-// ListTransactionsResponse is API key 66, versions 0-1, flexible from 0.
+// ListTransactionsResponse is API key 66, versions 0-2, flexible from 0.
 type ListTransactionsResponse struct {
-	_                   struct{}                                   `kafka:"api=66,versions=0-1,flexible=0+"`
+	_                   struct{}                                   `kafka:"api=66,versions=0-2,flexible=0+"`
 	ThrottleTimeMs      int32                                      `kafka:"v=0+"`
 	ErrorCode           int16                                      `kafka:"v=0+"`
 	UnknownStateFilters []string                                   `kafka:"v=0+"`

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// OffsetCommitRequest is API key 8, versions 0-9, flexible from 8.
+// OffsetCommitRequest is API key 8, versions 0-10, flexible from 8.
 type OffsetCommitRequest struct {
-	_                         struct{}                   `kafka:"api=8,versions=0-9,flexible=8+"`
+	_                         struct{}                   `kafka:"api=8,versions=0-10,flexible=8+"`
 	GroupID                   string                     `kafka:"v=0+"`
 	GenerationIDOrMemberEpoch int32                      `kafka:"v=1+,default=-1,ignorable"`
 	MemberID                  string                     `kafka:"v=1+,ignorable"`
@@ -33,7 +33,8 @@ func (v *OffsetCommitRequest) Default() {
 
 // OffsetCommitRequestTopic is an element of OffsetCommitRequest.Topics.
 type OffsetCommitRequestTopic struct {
-	Name        string                         `kafka:"v=0+"`
+	Name        string                         `kafka:"v=0-9,ignorable"`
+	TopicID     kwire.UUID                     `kafka:"v=10+,ignorable"`
 	Partitions  []OffsetCommitRequestPartition `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -62,9 +63,9 @@ func (v *OffsetCommitRequestPartition) Default() {
 	v.CommittedLeaderEpoch = -1
 }
 
-// OffsetCommitResponse is API key 8, versions 0-9, flexible from 8.
+// OffsetCommitResponse is API key 8, versions 0-10, flexible from 8.
 type OffsetCommitResponse struct {
-	_              struct{}                    `kafka:"api=8,versions=0-9,flexible=8+"`
+	_              struct{}                    `kafka:"api=8,versions=0-10,flexible=8+"`
 	ThrottleTimeMs int32                       `kafka:"v=3+,ignorable"`
 	Topics         []OffsetCommitResponseTopic `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags
@@ -85,7 +86,8 @@ func (v *OffsetCommitResponse) Default() {
 
 // OffsetCommitResponseTopic is an element of OffsetCommitResponse.Topics.
 type OffsetCommitResponseTopic struct {
-	Name        string                          `kafka:"v=0+"`
+	Name        string                          `kafka:"v=0-9,ignorable"`
+	TopicID     kwire.UUID                      `kafka:"v=10+,ignorable"`
 	Partitions  []OffsetCommitResponsePartition `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// OffsetFetchRequest is API key 9, versions 0-9, flexible from 6.
+// OffsetFetchRequest is API key 9, versions 0-10, flexible from 6.
 type OffsetFetchRequest struct {
-	_             struct{}                  `kafka:"api=9,versions=0-9,flexible=6+"`
+	_             struct{}                  `kafka:"api=9,versions=0-10,flexible=6+"`
 	GroupID       string                    `kafka:"v=0-7"`
 	Topics        []OffsetFetchRequestTopic `kafka:"v=0-7,nullable=2-7"`
 	Groups        []OffsetFetchRequestGroup `kafka:"v=8+"`
@@ -58,8 +58,9 @@ func (v *OffsetFetchRequestGroup) Default() {
 
 // OffsetFetchRequestTopics is an element of OffsetFetchRequestGroup.Topics.
 type OffsetFetchRequestTopics struct {
-	Name             string  `kafka:"v=8+"`
-	PartitionIndexes []int32 `kafka:"v=8+"`
+	Name             string     `kafka:"v=8-9,ignorable"`
+	TopicID          kwire.UUID `kafka:"v=10+,ignorable"`
+	PartitionIndexes []int32    `kafka:"v=8+"`
 	UnknownTags      kwire.UnknownTags
 }
 
@@ -69,9 +70,9 @@ func (v *OffsetFetchRequestTopics) Default() {
 	*v = OffsetFetchRequestTopics{}
 }
 
-// OffsetFetchResponse is API key 9, versions 0-9, flexible from 6.
+// OffsetFetchResponse is API key 9, versions 0-10, flexible from 6.
 type OffsetFetchResponse struct {
-	_              struct{}                   `kafka:"api=9,versions=0-9,flexible=6+"`
+	_              struct{}                   `kafka:"api=9,versions=0-10,flexible=6+"`
 	ThrottleTimeMs int32                      `kafka:"v=3+,ignorable"`
 	Topics         []OffsetFetchResponseTopic `kafka:"v=0-7"`
 	ErrorCode      int16                      `kafka:"v=2-7,default=0,ignorable"`
@@ -138,7 +139,8 @@ func (v *OffsetFetchResponseGroup) Default() {
 
 // OffsetFetchResponseTopics is an element of OffsetFetchResponseGroup.Topics.
 type OffsetFetchResponseTopics struct {
-	Name        string                          `kafka:"v=8+"`
+	Name        string                          `kafka:"v=8-9,ignorable"`
+	TopicID     kwire.UUID                      `kafka:"v=10+,ignorable"`
 	Partitions  []OffsetFetchResponsePartitions `kafka:"v=8+"`
 	UnknownTags kwire.UnknownTags
 }

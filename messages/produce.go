@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ProduceRequest is API key 0, versions 0-12, flexible from 9.
+// ProduceRequest is API key 0, versions 0-13, flexible from 9.
 type ProduceRequest struct {
-	_               struct{}                         `kafka:"api=0,versions=0-12,flexible=9+"`
+	_               struct{}                         `kafka:"api=0,versions=0-13,flexible=9+"`
 	TransactionalID *string                          `kafka:"v=3+,nullable=3+,default=null"`
 	Acks            int16                            `kafka:"v=0+"`
 	TimeoutMs       int32                            `kafka:"v=0+"`
@@ -29,7 +29,8 @@ func (v *ProduceRequest) Default() {
 
 // ProduceRequestTopicProduceData is an element of ProduceRequest.TopicData.
 type ProduceRequestTopicProduceData struct {
-	Name          string                               `kafka:"v=0+"`
+	Name          string                               `kafka:"v=0-12,ignorable"`
+	TopicID       kwire.UUID                           `kafka:"v=13+,ignorable"`
 	PartitionData []ProduceRequestPartitionProduceData `kafka:"v=0+"`
 	UnknownTags   kwire.UnknownTags
 }
@@ -53,9 +54,9 @@ func (v *ProduceRequestPartitionProduceData) Default() {
 	*v = ProduceRequestPartitionProduceData{}
 }
 
-// ProduceResponse is API key 0, versions 0-12, flexible from 9.
+// ProduceResponse is API key 0, versions 0-13, flexible from 9.
 type ProduceResponse struct {
-	_              struct{}                              `kafka:"api=0,versions=0-12,flexible=9+"`
+	_              struct{}                              `kafka:"api=0,versions=0-13,flexible=9+"`
 	Responses      []ProduceResponseTopicProduceResponse `kafka:"v=0+"`
 	ThrottleTimeMs int32                                 `kafka:"v=1+,default=0,ignorable"`
 	NodeEndpoints  []ProduceResponseNodeEndpoint         `kafka:"v=10+,tag=0,tagged=10+"`
@@ -77,7 +78,8 @@ func (v *ProduceResponse) Default() {
 
 // ProduceResponseTopicProduceResponse is an element of ProduceResponse.Responses.
 type ProduceResponseTopicProduceResponse struct {
-	Name               string                                    `kafka:"v=0+"`
+	Name               string                                    `kafka:"v=0-12,ignorable"`
+	TopicID            kwire.UUID                                `kafka:"v=13+,ignorable"`
 	PartitionResponses []ProduceResponsePartitionProduceResponse `kafka:"v=0+"`
 	UnknownTags        kwire.UnknownTags
 }

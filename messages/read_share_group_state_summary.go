@@ -4,10 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ReadShareGroupStateSummaryRequest is API key 87, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// ReadShareGroupStateSummaryRequest is API key 87, versions 0-1, flexible from 0.
 type ReadShareGroupStateSummaryRequest struct {
-	_           struct{}                                                `kafka:"api=87,versions=0,flexible=0+"`
+	_           struct{}                                                `kafka:"api=87,versions=0-1,flexible=0+"`
 	GroupID     string                                                  `kafka:"v=0+"`
 	Topics      []ReadShareGroupStateSummaryRequestReadStateSummaryData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -52,9 +51,9 @@ func (v *ReadShareGroupStateSummaryRequestPartitionData) Default() {
 	*v = ReadShareGroupStateSummaryRequestPartitionData{}
 }
 
-// ReadShareGroupStateSummaryResponse is API key 87, versions 0, flexible from 0.
+// ReadShareGroupStateSummaryResponse is API key 87, versions 0-1, flexible from 0.
 type ReadShareGroupStateSummaryResponse struct {
-	_           struct{}                                                   `kafka:"api=87,versions=0,flexible=0+"`
+	_           struct{}                                                   `kafka:"api=87,versions=0-1,flexible=0+"`
 	Results     []ReadShareGroupStateSummaryResponseReadStateSummaryResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -87,16 +86,19 @@ func (v *ReadShareGroupStateSummaryResponseReadStateSummaryResult) Default() {
 
 // ReadShareGroupStateSummaryResponsePartitionResult is an element of ReadShareGroupStateSummaryResponseReadStateSummaryResult.Partitions.
 type ReadShareGroupStateSummaryResponsePartitionResult struct {
-	Partition    int32   `kafka:"v=0+"`
-	ErrorCode    int16   `kafka:"v=0+"`
-	ErrorMessage *string `kafka:"v=0+,nullable=0+,default=null"`
-	StateEpoch   int32   `kafka:"v=0+"`
-	StartOffset  int64   `kafka:"v=0+"`
-	UnknownTags  kwire.UnknownTags
+	Partition             int32   `kafka:"v=0+"`
+	ErrorCode             int16   `kafka:"v=0+"`
+	ErrorMessage          *string `kafka:"v=0+,nullable=0+,default=null"`
+	StateEpoch            int32   `kafka:"v=0+"`
+	LeaderEpoch           int32   `kafka:"v=0+"`
+	StartOffset           int64   `kafka:"v=0+"`
+	DeliveryCompleteCount int32   `kafka:"v=1+,default=-1,ignorable"`
+	UnknownTags           kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,
 // the others their zero value.
 func (v *ReadShareGroupStateSummaryResponsePartitionResult) Default() {
 	*v = ReadShareGroupStateSummaryResponsePartitionResult{}
+	v.DeliveryCompleteCount = -1
 }

@@ -11,8 +11,8 @@ import (
 
 func TestAPIsCoverEveryKey(t *testing.T) {
 	apis := APIs()
-	if len(apis) != 90 {
-		t.Fatalf("APIs() has %d entries, want 90", len(apis))
+	if len(apis) != 95 {
+		t.Fatalf("APIs() has %d entries, want 95 (keys 0-94)", len(apis))
 	}
 	for i, a := range apis {
 		if a.Key != int16(i) {
@@ -25,8 +25,8 @@ func TestAPIsCoverEveryKey(t *testing.T) {
 			t.Errorf("%s: nil constructor", a.Name)
 		}
 	}
-	if _, ok := Lookup(90); ok {
-		t.Error("Lookup(90) found an API")
+	if _, ok := Lookup(95); ok {
+		t.Error("Lookup(95) found an API")
 	}
 }
 
@@ -37,17 +37,22 @@ func TestAPIVersions(t *testing.T) {
 		min, max     int16
 		flexibleFrom int16
 	}{
-		{0, "Produce", 0, 12, 9},
-		{1, "Fetch", 0, 17, 12},
-		{2, "ListOffsets", 0, 10, 6},
+		{0, "Produce", 0, 13, 9},
+		{1, "Fetch", 0, 18, 12},
+		{2, "ListOffsets", 0, 11, 6},
 		{3, "Metadata", 0, 13, 9},
-		{8, "OffsetCommit", 0, 9, 8},
-		{18, "ApiVersions", 0, 4, 3},
+		{4, "LeaderAndIsr", 0, 7, 4}, // removed in Kafka 4.0: older schemas define it
+		{8, "OffsetCommit", 0, 10, 8},
+		{18, "ApiVersions", 0, 5, 3},
+		{22, "InitProducerId", 0, 6, 2},
 		{32, "DescribeConfigs", 0, 4, 4},
 		{52, "Vote", 0, 2, 0},
 		{68, "ConsumerGroupHeartbeat", 0, 1, 0},
-		{88, "StreamsGroupHeartbeat", 0, 0, 0},
-		{89, "StreamsGroupDescribe", 0, 0, 0},
+		{74, "ListConfigResources", 0, 1, 0}, // was ListClientMetricsResources
+		{78, "ShareFetch", 0, 2, 0},          // v0 from the December 2024 schemas
+		{88, "StreamsGroupHeartbeat", 0, 1, 0},
+		{89, "StreamsGroupDescribe", 0, 1, 0},
+		{94, "UnregisterController", 0, 0, 0},
 	} {
 		a, ok := Lookup(c.key)
 		if !ok {
@@ -59,11 +64,14 @@ func TestAPIVersions(t *testing.T) {
 				c.key, a.Name, a.MinVersion, a.MaxVersion, a.FlexibleFrom, c.name, c.min, c.max, c.flexibleFrom)
 		}
 	}
-	if a, _ := Lookup(78); a.Name != "ShareFetch" || !a.LatestVersionUnstable {
-		t.Errorf("ShareFetch: %+v, want LatestVersionUnstable", a)
+	// Kafka 4.4 marks only InitProducerId's newest version unstable.
+	for _, a := range APIs() {
+		if want := a.Key == 22; a.LatestVersionUnstable != want {
+			t.Errorf("%s: LatestVersionUnstable %v, want %v", a.Name, a.LatestVersionUnstable, want)
+		}
 	}
-	if a, _ := Lookup(0); a.LatestVersionUnstable {
-		t.Error("Produce marked unstable")
+	if a, _ := Lookup(22); a.MaxStable() != 5 {
+		t.Errorf("InitProducerId MaxStable %d, want 5", a.MaxStable())
 	}
 	if a, _ := Lookup(5); a.FlexibleFrom != 2 || !a.IsFlexible(2) || a.IsFlexible(1) {
 		t.Errorf("StopReplica flexible from %d", a.FlexibleFrom)
@@ -92,7 +100,8 @@ func TestLegacyOnlyFields(t *testing.T) {
 		{new(ListOffsetsResponsePartitionResponse), "OldStyleOffsets", "v=0"},
 		{new(OffsetCommitRequestPartition), "CommitTimestamp", "v=1,default=-1"},
 		{new(DescribeConfigsResponseResourceResult), "IsDefault", "v=0"},
-		{new(RequestHeader), "ClientID", "v=1+,nullable=1+,compact=none,ignorable"},
+		// Kafka 4.4's header schema no longer marks ClientId ignorable.
+		{new(RequestHeader), "ClientID", "v=1+,nullable=1+,compact=none"},
 	} {
 		if got := kafkaTag(t, c.v, c.field); got != c.want {
 			t.Errorf("%T.%s: tag %q, want %q", c.v, c.field, got, c.want)

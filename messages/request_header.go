@@ -10,7 +10,7 @@ type RequestHeader struct {
 	RequestApiKey     int16    `kafka:"v=0+"`
 	RequestApiVersion int16    `kafka:"v=0+"`
 	CorrelationID     int32    `kafka:"v=0+"`
-	ClientID          *string  `kafka:"v=1+,nullable=1+,compact=none,ignorable"`
+	ClientID          *string  `kafka:"v=1+,nullable=1+,compact=none"`
 	UnknownTags       kwire.UnknownTags
 }
 

@@ -4,13 +4,13 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ShareAcknowledgeRequest is API key 79, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// ShareAcknowledgeRequest is API key 79, versions 0-2, flexible from 0.
 type ShareAcknowledgeRequest struct {
-	_                 struct{}                                  `kafka:"api=79,versions=0,flexible=0+"`
+	_                 struct{}                                  `kafka:"api=79,versions=0-2,flexible=0+"`
 	GroupID           *string                                   `kafka:"v=0+,nullable=0+,default=null"`
 	MemberID          *string                                   `kafka:"v=0+,nullable=0+"`
 	ShareSessionEpoch int32                                     `kafka:"v=0+"`
+	IsRenewAck        bool                                      `kafka:"v=2+,default=false"`
 	Topics            []ShareAcknowledgeRequestAcknowledgeTopic `kafka:"v=0+"`
 	UnknownTags       kwire.UnknownTags
 }
@@ -68,15 +68,16 @@ func (v *ShareAcknowledgeRequestAcknowledgementBatch) Default() {
 	*v = ShareAcknowledgeRequestAcknowledgementBatch{}
 }
 
-// ShareAcknowledgeResponse is API key 79, versions 0, flexible from 0.
+// ShareAcknowledgeResponse is API key 79, versions 0-2, flexible from 0.
 type ShareAcknowledgeResponse struct {
-	_              struct{}                                `kafka:"api=79,versions=0,flexible=0+"`
-	ThrottleTimeMs int32                                   `kafka:"v=0+,ignorable"`
-	ErrorCode      int16                                   `kafka:"v=0+,ignorable"`
-	ErrorMessage   *string                                 `kafka:"v=0+,nullable=0+,default=null"`
-	Responses      []ShareAcknowledgeResponseTopicResponse `kafka:"v=0+"`
-	NodeEndpoints  []ShareAcknowledgeResponseNodeEndpoint  `kafka:"v=0+"`
-	UnknownTags    kwire.UnknownTags
+	_                        struct{}                                `kafka:"api=79,versions=0-2,flexible=0+"`
+	ThrottleTimeMs           int32                                   `kafka:"v=0+"`
+	ErrorCode                int16                                   `kafka:"v=0+"`
+	ErrorMessage             *string                                 `kafka:"v=0+,nullable=0+,default=null"`
+	AcquisitionLockTimeoutMs int32                                   `kafka:"v=2+,ignorable"`
+	Responses                []ShareAcknowledgeResponseTopicResponse `kafka:"v=0+"`
+	NodeEndpoints            []ShareAcknowledgeResponseNodeEndpoint  `kafka:"v=0+"`
+	UnknownTags              kwire.UnknownTags
 }
 
 // NewShareAcknowledgeResponse returns a ShareAcknowledgeResponse with every schema default applied.
@@ -94,7 +95,7 @@ func (v *ShareAcknowledgeResponse) Default() {
 
 // ShareAcknowledgeResponseTopicResponse is an element of ShareAcknowledgeResponse.Responses.
 type ShareAcknowledgeResponseTopicResponse struct {
-	TopicID     kwire.UUID                              `kafka:"v=0+,ignorable"`
+	TopicID     kwire.UUID                              `kafka:"v=0+"`
 	Partitions  []ShareAcknowledgeResponsePartitionData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

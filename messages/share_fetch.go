@@ -4,16 +4,19 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ShareFetchRequest is API key 78, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// ShareFetchRequest is API key 78, versions 0-2, flexible from 0.
 type ShareFetchRequest struct {
-	_                   struct{}                          `kafka:"api=78,versions=0,flexible=0+"`
+	_                   struct{}                          `kafka:"api=78,versions=0-2,flexible=0+"`
 	GroupID             *string                           `kafka:"v=0+,nullable=0+,default=null"`
 	MemberID            *string                           `kafka:"v=0+,nullable=0+"`
 	ShareSessionEpoch   int32                             `kafka:"v=0+"`
 	MaxWaitMs           int32                             `kafka:"v=0+"`
 	MinBytes            int32                             `kafka:"v=0+"`
 	MaxBytes            int32                             `kafka:"v=0+,default=0x7fffffff"`
+	MaxRecords          int32                             `kafka:"v=1+"`
+	BatchSize           int32                             `kafka:"v=1+"`
+	ShareAcquireMode    int8                              `kafka:"v=2+,default=0,ignorable"`
+	IsRenewAck          bool                              `kafka:"v=2+,default=false"`
 	Topics              []ShareFetchRequestFetchTopic     `kafka:"v=0+"`
 	ForgottenTopicsData []ShareFetchRequestForgottenTopic `kafka:"v=0+"`
 	UnknownTags         kwire.UnknownTags
@@ -49,7 +52,7 @@ func (v *ShareFetchRequestFetchTopic) Default() {
 // ShareFetchRequestFetchPartition is an element of ShareFetchRequestFetchTopic.Partitions.
 type ShareFetchRequestFetchPartition struct {
 	PartitionIndex         int32                                   `kafka:"v=0+"`
-	PartitionMaxBytes      int32                                   `kafka:"v=0+"`
+	PartitionMaxBytes      int32                                   `kafka:"v=0"`
 	AcknowledgementBatches []ShareFetchRequestAcknowledgementBatch `kafka:"v=0+"`
 	UnknownTags            kwire.UnknownTags
 }
@@ -87,15 +90,16 @@ func (v *ShareFetchRequestForgottenTopic) Default() {
 	*v = ShareFetchRequestForgottenTopic{}
 }
 
-// ShareFetchResponse is API key 78, versions 0, flexible from 0.
+// ShareFetchResponse is API key 78, versions 0-2, flexible from 0.
 type ShareFetchResponse struct {
-	_              struct{}                                        `kafka:"api=78,versions=0,flexible=0+"`
-	ThrottleTimeMs int32                                           `kafka:"v=0+"`
-	ErrorCode      int16                                           `kafka:"v=0+"`
-	ErrorMessage   *string                                         `kafka:"v=0+,nullable=0+,default=null"`
-	Responses      []ShareFetchResponseShareFetchableTopicResponse `kafka:"v=0+"`
-	NodeEndpoints  []ShareFetchResponseNodeEndpoint                `kafka:"v=0+"`
-	UnknownTags    kwire.UnknownTags
+	_                        struct{}                                        `kafka:"api=78,versions=0-2,flexible=0+"`
+	ThrottleTimeMs           int32                                           `kafka:"v=0+"`
+	ErrorCode                int16                                           `kafka:"v=0+"`
+	ErrorMessage             *string                                         `kafka:"v=0+,nullable=0+,default=null"`
+	AcquisitionLockTimeoutMs int32                                           `kafka:"v=1+"`
+	Responses                []ShareFetchResponseShareFetchableTopicResponse `kafka:"v=0+"`
+	NodeEndpoints            []ShareFetchResponseNodeEndpoint                `kafka:"v=0+"`
+	UnknownTags              kwire.UnknownTags
 }
 
 // NewShareFetchResponse returns a ShareFetchResponse with every schema default applied.
@@ -132,7 +136,7 @@ type ShareFetchResponsePartitionData struct {
 	AcknowledgeErrorCode    int16                               `kafka:"v=0+"`
 	AcknowledgeErrorMessage *string                             `kafka:"v=0+,nullable=0+,default=null"`
 	CurrentLeader           ShareFetchResponseLeaderIDAndEpoch  `kafka:"v=0+"`
-	Records                 []byte                              `kafka:"v=0+,nullable=0+,records"`
+	Records                 []byte                              `kafka:"v=0+,nullable=0,records"`
 	AcquiredRecords         []ShareFetchResponseAcquiredRecords `kafka:"v=0+"`
 	UnknownTags             kwire.UnknownTags
 }

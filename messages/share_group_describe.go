@@ -4,10 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ShareGroupDescribeRequest is API key 77, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// ShareGroupDescribeRequest is API key 77, versions 0-1, flexible from 0.
 type ShareGroupDescribeRequest struct {
-	_                           struct{} `kafka:"api=77,versions=0,flexible=0+"`
+	_                           struct{} `kafka:"api=77,versions=0-1,flexible=0+"`
 	GroupIDs                    []string `kafka:"v=0+"`
 	IncludeAuthorizedOperations bool     `kafka:"v=0+"`
 	UnknownTags                 kwire.UnknownTags
@@ -26,9 +25,9 @@ func (v *ShareGroupDescribeRequest) Default() {
 	*v = ShareGroupDescribeRequest{}
 }
 
-// ShareGroupDescribeResponse is API key 77, versions 0, flexible from 0.
+// ShareGroupDescribeResponse is API key 77, versions 0-1, flexible from 0.
 type ShareGroupDescribeResponse struct {
-	_              struct{}                                   `kafka:"api=77,versions=0,flexible=0+"`
+	_              struct{}                                   `kafka:"api=77,versions=0-1,flexible=0+"`
 	ThrottleTimeMs int32                                      `kafka:"v=0+"`
 	Groups         []ShareGroupDescribeResponseDescribedGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

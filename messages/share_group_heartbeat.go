@@ -4,10 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// ShareGroupHeartbeatRequest is API key 76, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// ShareGroupHeartbeatRequest is API key 76, versions 0-1, flexible from 0.
 type ShareGroupHeartbeatRequest struct {
-	_                    struct{} `kafka:"api=76,versions=0,flexible=0+"`
+	_                    struct{} `kafka:"api=76,versions=0-1,flexible=0+"`
 	GroupID              string   `kafka:"v=0+"`
 	MemberID             string   `kafka:"v=0+"`
 	MemberEpoch          int32    `kafka:"v=0+"`
@@ -29,9 +28,9 @@ func (v *ShareGroupHeartbeatRequest) Default() {
 	*v = ShareGroupHeartbeatRequest{}
 }
 
-// ShareGroupHeartbeatResponse is API key 76, versions 0, flexible from 0.
+// ShareGroupHeartbeatResponse is API key 76, versions 0-1, flexible from 0.
 type ShareGroupHeartbeatResponse struct {
-	_                   struct{}                               `kafka:"api=76,versions=0,flexible=0+"`
+	_                   struct{}                               `kafka:"api=76,versions=0-1,flexible=0+"`
 	ThrottleTimeMs      int32                                  `kafka:"v=0+"`
 	ErrorCode           int16                                  `kafka:"v=0+"`
 	ErrorMessage        *string                                `kafka:"v=0+,nullable=0+,default=null"`

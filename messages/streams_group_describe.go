@@ -4,11 +4,12 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// StreamsGroupDescribeRequest is API key 89, versions 0, flexible from 0.
+// StreamsGroupDescribeRequest is API key 89, versions 0-1, flexible from 0.
 type StreamsGroupDescribeRequest struct {
-	_                           struct{} `kafka:"api=89,versions=0,flexible=0+"`
+	_                           struct{} `kafka:"api=89,versions=0-1,flexible=0+"`
 	GroupIDs                    []string `kafka:"v=0+"`
 	IncludeAuthorizedOperations bool     `kafka:"v=0+"`
+	IncludeTopologyDescription  bool     `kafka:"v=1+,default=false"`
 	UnknownTags                 kwire.UnknownTags
 }
 
@@ -25,9 +26,9 @@ func (v *StreamsGroupDescribeRequest) Default() {
 	*v = StreamsGroupDescribeRequest{}
 }
 
-// StreamsGroupDescribeResponse is API key 89, versions 0, flexible from 0.
+// StreamsGroupDescribeResponse is API key 89, versions 0-1, flexible from 0.
 type StreamsGroupDescribeResponse struct {
-	_              struct{}                                     `kafka:"api=89,versions=0,flexible=0+"`
+	_              struct{}                                     `kafka:"api=89,versions=0-1,flexible=0+"`
 	ThrottleTimeMs int32                                        `kafka:"v=0+"`
 	Groups         []StreamsGroupDescribeResponseDescribedGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags
@@ -48,16 +49,19 @@ func (v *StreamsGroupDescribeResponse) Default() {
 
 // StreamsGroupDescribeResponseDescribedGroup is an element of StreamsGroupDescribeResponse.Groups.
 type StreamsGroupDescribeResponseDescribedGroup struct {
-	ErrorCode            int16                                 `kafka:"v=0+"`
-	ErrorMessage         *string                               `kafka:"v=0+,nullable=0+,default=null"`
-	GroupID              string                                `kafka:"v=0+"`
-	GroupState           string                                `kafka:"v=0+"`
-	GroupEpoch           int32                                 `kafka:"v=0+"`
-	AssignmentEpoch      int32                                 `kafka:"v=0+"`
-	Topology             *StreamsGroupDescribeResponseTopology `kafka:"v=0+,nullable=0+,default=null"`
-	Members              []StreamsGroupDescribeResponseMember  `kafka:"v=0+"`
-	AuthorizedOperations int32                                 `kafka:"v=0+,default=-2147483648"`
-	UnknownTags          kwire.UnknownTags
+	ErrorCode                 int16                                            `kafka:"v=0+"`
+	ErrorMessage              *string                                          `kafka:"v=0+,nullable=0+,default=null"`
+	GroupID                   string                                           `kafka:"v=0+"`
+	GroupState                string                                           `kafka:"v=0+"`
+	GroupEpoch                int32                                            `kafka:"v=0+"`
+	AssignmentEpoch           int32                                            `kafka:"v=0+"`
+	Topology                  *StreamsGroupDescribeResponseTopology            `kafka:"v=0+,nullable=0+,default=null"`
+	Members                   []StreamsGroupDescribeResponseMember             `kafka:"v=0+"`
+	AuthorizedOperations      int32                                            `kafka:"v=0+,default=-2147483648"`
+	TopologyDescription       *StreamsGroupDescribeResponseTopologyDescription `kafka:"v=1+,nullable=1+,default=null"`
+	TopologyDescriptionStatus int8                                             `kafka:"v=1+,default=0"`
+	AssignorName              *string                                          `kafka:"v=1+,nullable=1+,default=null,ignorable"`
+	UnknownTags               kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,
@@ -204,4 +208,62 @@ type StreamsGroupDescribeResponseTaskIDs struct {
 // the others their zero value.
 func (v *StreamsGroupDescribeResponseTaskIDs) Default() {
 	*v = StreamsGroupDescribeResponseTaskIDs{}
+}
+
+// StreamsGroupDescribeResponseTopologyDescription is a common struct of StreamsGroupDescribeResponse.
+type StreamsGroupDescribeResponseTopologyDescription struct {
+	Subtopologies []StreamsGroupDescribeResponseTopologyDescriptionSubtopology `kafka:"v=1+"`
+	GlobalStores  []StreamsGroupDescribeResponseTopologyDescriptionGlobalStore `kafka:"v=1+"`
+	UnknownTags   kwire.UnknownTags
+}
+
+// Default sets v to the schema defaults: fields with a default get it,
+// the others their zero value.
+func (v *StreamsGroupDescribeResponseTopologyDescription) Default() {
+	*v = StreamsGroupDescribeResponseTopologyDescription{}
+}
+
+// StreamsGroupDescribeResponseTopologyDescriptionSubtopology is a common struct of StreamsGroupDescribeResponse.
+type StreamsGroupDescribeResponseTopologyDescriptionSubtopology struct {
+	SubtopologyID string                                                `kafka:"v=1+"`
+	Nodes         []StreamsGroupDescribeResponseTopologyDescriptionNode `kafka:"v=1+"`
+	UnknownTags   kwire.UnknownTags
+}
+
+// Default sets v to the schema defaults: fields with a default get it,
+// the others their zero value.
+func (v *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) Default() {
+	*v = StreamsGroupDescribeResponseTopologyDescriptionSubtopology{}
+}
+
+// StreamsGroupDescribeResponseTopologyDescriptionNode is a common struct of StreamsGroupDescribeResponse.
+type StreamsGroupDescribeResponseTopologyDescriptionNode struct {
+	Name         string   `kafka:"v=1+"`
+	NodeType     int8     `kafka:"v=1+"`
+	SourceTopics []string `kafka:"v=1+"`
+	SinkTopic    *string  `kafka:"v=1+,nullable=1+,default=null"`
+	Stores       []string `kafka:"v=1+"`
+	Successors   []string `kafka:"v=1+"`
+	UnknownTags  kwire.UnknownTags
+}
+
+// Default sets v to the schema defaults: fields with a default get it,
+// the others their zero value.
+func (v *StreamsGroupDescribeResponseTopologyDescriptionNode) Default() {
+	*v = StreamsGroupDescribeResponseTopologyDescriptionNode{}
+}
+
+// StreamsGroupDescribeResponseTopologyDescriptionGlobalStore is a common struct of StreamsGroupDescribeResponse.
+type StreamsGroupDescribeResponseTopologyDescriptionGlobalStore struct {
+	Source      StreamsGroupDescribeResponseTopologyDescriptionNode `kafka:"v=1+"`
+	Processor   StreamsGroupDescribeResponseTopologyDescriptionNode `kafka:"v=1+"`
+	UnknownTags kwire.UnknownTags
+}
+
+// Default sets v to the schema defaults: fields with a default get it,
+// the others their zero value.
+func (v *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) Default() {
+	*v = StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{}
+	v.Source.Default()
+	v.Processor.Default()
 }

@@ -4,26 +4,27 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// StreamsGroupHeartbeatRequest is API key 88, versions 0, flexible from 0.
+// StreamsGroupHeartbeatRequest is API key 88, versions 0-1, flexible from 0.
 type StreamsGroupHeartbeatRequest struct {
-	_                   struct{}                                 `kafka:"api=88,versions=0,flexible=0+"`
-	GroupID             string                                   `kafka:"v=0+"`
-	MemberID            string                                   `kafka:"v=0+"`
-	MemberEpoch         int32                                    `kafka:"v=0+"`
-	InstanceID          *string                                  `kafka:"v=0+,nullable=0+,default=null"`
-	RackID              *string                                  `kafka:"v=0+,nullable=0+,default=null"`
-	RebalanceTimeoutMs  int32                                    `kafka:"v=0+,default=-1"`
-	Topology            *StreamsGroupHeartbeatRequestTopology    `kafka:"v=0+,nullable=0+,default=null"`
-	ActiveTasks         []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
-	StandbyTasks        []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
-	WarmupTasks         []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
-	ProcessID           *string                                  `kafka:"v=0+,nullable=0+,default=null"`
-	UserEndpoint        *StreamsGroupHeartbeatRequestEndpoint    `kafka:"v=0+,nullable=0+,default=null"`
-	ClientTags          []StreamsGroupHeartbeatRequestKeyValue   `kafka:"v=0+,nullable=0+,default=null"`
-	TaskOffsets         []StreamsGroupHeartbeatRequestTaskOffset `kafka:"v=0+,nullable=0+,default=null"`
-	TaskEndOffsets      []StreamsGroupHeartbeatRequestTaskOffset `kafka:"v=0+,nullable=0+,default=null"`
-	ShutdownApplication bool                                     `kafka:"v=0+,default=false"`
-	UnknownTags         kwire.UnknownTags
+	_                        struct{}                                 `kafka:"api=88,versions=0-1,flexible=0+"`
+	GroupID                  string                                   `kafka:"v=0+"`
+	MemberID                 string                                   `kafka:"v=0+"`
+	MemberEpoch              int32                                    `kafka:"v=0+"`
+	EndpointInformationEpoch int32                                    `kafka:"v=0+"`
+	InstanceID               *string                                  `kafka:"v=0+,nullable=0+,default=null"`
+	RackID                   *string                                  `kafka:"v=0+,nullable=0+,default=null"`
+	RebalanceTimeoutMs       int32                                    `kafka:"v=0+,default=-1"`
+	Topology                 *StreamsGroupHeartbeatRequestTopology    `kafka:"v=0+,nullable=0+,default=null"`
+	ActiveTasks              []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
+	StandbyTasks             []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
+	WarmupTasks              []StreamsGroupHeartbeatRequestTaskIDs    `kafka:"v=0+,nullable=0+,default=null"`
+	ProcessID                *string                                  `kafka:"v=0+,nullable=0+,default=null"`
+	UserEndpoint             *StreamsGroupHeartbeatRequestEndpoint    `kafka:"v=0+,nullable=0+,default=null"`
+	ClientTags               []StreamsGroupHeartbeatRequestKeyValue   `kafka:"v=0+,nullable=0+,default=null"`
+	TaskOffsets              []StreamsGroupHeartbeatRequestTaskOffset `kafka:"v=0+,nullable=0+,default=null"`
+	TaskEndOffsets           []StreamsGroupHeartbeatRequestTaskOffset `kafka:"v=0+,nullable=0+,default=null"`
+	ShutdownApplication      bool                                     `kafka:"v=0+,default=false"`
+	UnknownTags              kwire.UnknownTags
 }
 
 // NewStreamsGroupHeartbeatRequest returns a StreamsGroupHeartbeatRequest with every schema default applied.
@@ -153,23 +154,26 @@ func (v *StreamsGroupHeartbeatRequestTaskOffset) Default() {
 	*v = StreamsGroupHeartbeatRequestTaskOffset{}
 }
 
-// StreamsGroupHeartbeatResponse is API key 88, versions 0, flexible from 0.
+// StreamsGroupHeartbeatResponse is API key 88, versions 0-1, flexible from 0.
 type StreamsGroupHeartbeatResponse struct {
-	_                        struct{}                                            `kafka:"api=88,versions=0,flexible=0+"`
-	ThrottleTimeMs           int32                                               `kafka:"v=0+"`
-	ErrorCode                int16                                               `kafka:"v=0+"`
-	ErrorMessage             *string                                             `kafka:"v=0+,nullable=0+,default=null"`
-	MemberID                 string                                              `kafka:"v=0+"`
-	MemberEpoch              int32                                               `kafka:"v=0+"`
-	HeartbeatIntervalMs      int32                                               `kafka:"v=0+"`
-	AcceptableRecoveryLag    int32                                               `kafka:"v=0+"`
-	TaskOffsetIntervalMs     int32                                               `kafka:"v=0+"`
-	Status                   []StreamsGroupHeartbeatResponseStatus               `kafka:"v=0+,nullable=0+,default=null"`
-	ActiveTasks              []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
-	StandbyTasks             []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
-	WarmupTasks              []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
-	PartitionsByUserEndpoint []StreamsGroupHeartbeatResponseEndpointToPartitions `kafka:"v=0+,nullable=0+,default=null"`
-	UnknownTags              kwire.UnknownTags
+	_                           struct{}                                            `kafka:"api=88,versions=0-1,flexible=0+"`
+	ThrottleTimeMs              int32                                               `kafka:"v=0+"`
+	ErrorCode                   int16                                               `kafka:"v=0+"`
+	ErrorMessage                *string                                             `kafka:"v=0+,nullable=0+,default=null"`
+	MemberID                    string                                              `kafka:"v=0+"`
+	MemberEpoch                 int32                                               `kafka:"v=0+"`
+	HeartbeatIntervalMs         int32                                               `kafka:"v=0+"`
+	AcceptableRecoveryLagLegacy int32                                               `kafka:"v=0"`
+	TaskOffsetIntervalMs        int32                                               `kafka:"v=0+"`
+	AcceptableRecoveryLag       int64                                               `kafka:"v=1+,default=-1,ignorable"`
+	Status                      []StreamsGroupHeartbeatResponseStatus               `kafka:"v=0+,nullable=0+"`
+	ActiveTasks                 []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
+	StandbyTasks                []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
+	WarmupTasks                 []StreamsGroupHeartbeatResponseTaskIDs              `kafka:"v=0+,nullable=0+,default=null"`
+	TopologyDescriptionRequired bool                                                `kafka:"v=1+,default=false"`
+	EndpointInformationEpoch    int32                                               `kafka:"v=0+"`
+	PartitionsByUserEndpoint    []StreamsGroupHeartbeatResponseEndpointToPartitions `kafka:"v=0+,nullable=0+,default=null"`
+	UnknownTags                 kwire.UnknownTags
 }
 
 // NewStreamsGroupHeartbeatResponse returns a StreamsGroupHeartbeatResponse with every schema default applied.
@@ -183,6 +187,7 @@ func NewStreamsGroupHeartbeatResponse() *StreamsGroupHeartbeatResponse {
 // the others their zero value.
 func (v *StreamsGroupHeartbeatResponse) Default() {
 	*v = StreamsGroupHeartbeatResponse{}
+	v.AcceptableRecoveryLag = -1
 }
 
 // StreamsGroupHeartbeatResponseStatus is a common struct of StreamsGroupHeartbeatResponse.
@@ -213,9 +218,10 @@ func (v *StreamsGroupHeartbeatResponseTaskIDs) Default() {
 
 // StreamsGroupHeartbeatResponseEndpointToPartitions is an element of StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.
 type StreamsGroupHeartbeatResponseEndpointToPartitions struct {
-	UserEndpoint StreamsGroupHeartbeatResponseEndpoint         `kafka:"v=0+"`
-	Partitions   []StreamsGroupHeartbeatResponseTopicPartition `kafka:"v=0+"`
-	UnknownTags  kwire.UnknownTags
+	UserEndpoint      StreamsGroupHeartbeatResponseEndpoint         `kafka:"v=0+"`
+	ActivePartitions  []StreamsGroupHeartbeatResponseTopicPartition `kafka:"v=0+"`
+	StandbyPartitions []StreamsGroupHeartbeatResponseTopicPartition `kafka:"v=0+"`
+	UnknownTags       kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,

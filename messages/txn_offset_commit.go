@@ -4,18 +4,18 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// TxnOffsetCommitRequest is API key 28, versions 0-5, flexible from 3.
+// TxnOffsetCommitRequest is API key 28, versions 0-6, flexible from 3.
 type TxnOffsetCommitRequest struct {
-	_               struct{}                      `kafka:"api=28,versions=0-5,flexible=3+"`
-	TransactionalID string                        `kafka:"v=0+"`
-	GroupID         string                        `kafka:"v=0+"`
-	ProducerID      int64                         `kafka:"v=0+"`
-	ProducerEpoch   int16                         `kafka:"v=0+"`
-	GenerationID    int32                         `kafka:"v=3+,default=-1"`
-	MemberID        string                        `kafka:"v=3+,default="`
-	GroupInstanceID *string                       `kafka:"v=3+,nullable=3+,default=null"`
-	Topics          []TxnOffsetCommitRequestTopic `kafka:"v=0+"`
-	UnknownTags     kwire.UnknownTags
+	_                         struct{}                      `kafka:"api=28,versions=0-6,flexible=3+"`
+	TransactionalID           string                        `kafka:"v=0+"`
+	GroupID                   string                        `kafka:"v=0+"`
+	ProducerID                int64                         `kafka:"v=0+"`
+	ProducerEpoch             int16                         `kafka:"v=0+"`
+	GenerationIDOrMemberEpoch int32                         `kafka:"v=3+,default=-1"`
+	MemberID                  string                        `kafka:"v=3+,default="`
+	GroupInstanceID           *string                       `kafka:"v=3+,nullable=3+,default=null"`
+	Topics                    []TxnOffsetCommitRequestTopic `kafka:"v=0+"`
+	UnknownTags               kwire.UnknownTags
 }
 
 // NewTxnOffsetCommitRequest returns a TxnOffsetCommitRequest with every schema default applied.
@@ -29,12 +29,13 @@ func NewTxnOffsetCommitRequest() *TxnOffsetCommitRequest {
 // the others their zero value.
 func (v *TxnOffsetCommitRequest) Default() {
 	*v = TxnOffsetCommitRequest{}
-	v.GenerationID = -1
+	v.GenerationIDOrMemberEpoch = -1
 }
 
 // TxnOffsetCommitRequestTopic is an element of TxnOffsetCommitRequest.Topics.
 type TxnOffsetCommitRequestTopic struct {
-	Name        string                            `kafka:"v=0+"`
+	Name        string                            `kafka:"v=0-5,ignorable"`
+	TopicID     kwire.UUID                        `kafka:"v=6+,ignorable"`
 	Partitions  []TxnOffsetCommitRequestPartition `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -61,9 +62,9 @@ func (v *TxnOffsetCommitRequestPartition) Default() {
 	v.CommittedLeaderEpoch = -1
 }
 
-// TxnOffsetCommitResponse is API key 28, versions 0-5, flexible from 3.
+// TxnOffsetCommitResponse is API key 28, versions 0-6, flexible from 3.
 type TxnOffsetCommitResponse struct {
-	_              struct{}                       `kafka:"api=28,versions=0-5,flexible=3+"`
+	_              struct{}                       `kafka:"api=28,versions=0-6,flexible=3+"`
 	ThrottleTimeMs int32                          `kafka:"v=0+"`
 	Topics         []TxnOffsetCommitResponseTopic `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags
@@ -84,7 +85,8 @@ func (v *TxnOffsetCommitResponse) Default() {
 
 // TxnOffsetCommitResponseTopic is an element of TxnOffsetCommitResponse.Topics.
 type TxnOffsetCommitResponseTopic struct {
-	Name        string                             `kafka:"v=0+"`
+	Name        string                             `kafka:"v=0-5,ignorable"`
+	TopicID     kwire.UUID                         `kafka:"v=6+,ignorable"`
 	Partitions  []TxnOffsetCommitResponsePartition `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

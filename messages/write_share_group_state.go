@@ -4,10 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// WriteShareGroupStateRequest is API key 85, versions 0, flexible from 0.
-// The schema marks version 0 unstable.
+// WriteShareGroupStateRequest is API key 85, versions 0-1, flexible from 0.
 type WriteShareGroupStateRequest struct {
-	_           struct{}                                    `kafka:"api=85,versions=0,flexible=0+"`
+	_           struct{}                                    `kafka:"api=85,versions=0-1,flexible=0+"`
 	GroupID     string                                      `kafka:"v=0+"`
 	Topics      []WriteShareGroupStateRequestWriteStateData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -41,18 +40,20 @@ func (v *WriteShareGroupStateRequestWriteStateData) Default() {
 
 // WriteShareGroupStateRequestPartitionData is an element of WriteShareGroupStateRequestWriteStateData.Partitions.
 type WriteShareGroupStateRequestPartitionData struct {
-	Partition    int32                                   `kafka:"v=0+"`
-	StateEpoch   int32                                   `kafka:"v=0+"`
-	LeaderEpoch  int32                                   `kafka:"v=0+"`
-	StartOffset  int64                                   `kafka:"v=0+"`
-	StateBatches []WriteShareGroupStateRequestStateBatch `kafka:"v=0+"`
-	UnknownTags  kwire.UnknownTags
+	Partition             int32                                   `kafka:"v=0+"`
+	StateEpoch            int32                                   `kafka:"v=0+"`
+	LeaderEpoch           int32                                   `kafka:"v=0+"`
+	StartOffset           int64                                   `kafka:"v=0+"`
+	DeliveryCompleteCount int32                                   `kafka:"v=1+,default=-1,ignorable"`
+	StateBatches          []WriteShareGroupStateRequestStateBatch `kafka:"v=0+"`
+	UnknownTags           kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,
 // the others their zero value.
 func (v *WriteShareGroupStateRequestPartitionData) Default() {
 	*v = WriteShareGroupStateRequestPartitionData{}
+	v.DeliveryCompleteCount = -1
 }
 
 // WriteShareGroupStateRequestStateBatch is an element of WriteShareGroupStateRequestPartitionData.StateBatches.
@@ -70,9 +71,9 @@ func (v *WriteShareGroupStateRequestStateBatch) Default() {
 	*v = WriteShareGroupStateRequestStateBatch{}
 }
 
-// WriteShareGroupStateResponse is API key 85, versions 0, flexible from 0.
+// WriteShareGroupStateResponse is API key 85, versions 0-1, flexible from 0.
 type WriteShareGroupStateResponse struct {
-	_           struct{}                                       `kafka:"api=85,versions=0,flexible=0+"`
+	_           struct{}                                       `kafka:"api=85,versions=0-1,flexible=0+"`
 	Results     []WriteShareGroupStateResponseWriteStateResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

@@ -4,9 +4,9 @@ package messages
 
 import "github.com/kwirelabs/kwire/kwire"
 
-// WriteTxnMarkersRequest is API key 27, versions 0-1, flexible from 1.
+// WriteTxnMarkersRequest is API key 27, versions 0-2, flexible from 1.
 type WriteTxnMarkersRequest struct {
-	_           struct{}                                  `kafka:"api=27,versions=0-1,flexible=1+"`
+	_           struct{}                                  `kafka:"api=27,versions=0-2,flexible=1+"`
 	Markers     []WriteTxnMarkersRequestWritableTxnMarker `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -26,12 +26,13 @@ func (v *WriteTxnMarkersRequest) Default() {
 
 // WriteTxnMarkersRequestWritableTxnMarker is an element of WriteTxnMarkersRequest.Markers.
 type WriteTxnMarkersRequestWritableTxnMarker struct {
-	ProducerID        int64                                          `kafka:"v=0+"`
-	ProducerEpoch     int16                                          `kafka:"v=0+"`
-	TransactionResult bool                                           `kafka:"v=0+"`
-	Topics            []WriteTxnMarkersRequestWritableTxnMarkerTopic `kafka:"v=0+"`
-	CoordinatorEpoch  int32                                          `kafka:"v=0+"`
-	UnknownTags       kwire.UnknownTags
+	ProducerID         int64                                          `kafka:"v=0+"`
+	ProducerEpoch      int16                                          `kafka:"v=0+"`
+	TransactionResult  bool                                           `kafka:"v=0+"`
+	Topics             []WriteTxnMarkersRequestWritableTxnMarkerTopic `kafka:"v=0+"`
+	CoordinatorEpoch   int32                                          `kafka:"v=0+"`
+	TransactionVersion int8                                           `kafka:"v=2+,default=0,ignorable"`
+	UnknownTags        kwire.UnknownTags
 }
 
 // Default sets v to the schema defaults: fields with a default get it,
@@ -53,9 +54,9 @@ func (v *WriteTxnMarkersRequestWritableTxnMarkerTopic) Default() {
 	*v = WriteTxnMarkersRequestWritableTxnMarkerTopic{}
 }
 
-// WriteTxnMarkersResponse is API key 27, versions 0-1, flexible from 1.
+// WriteTxnMarkersResponse is API key 27, versions 0-2, flexible from 1.
 type WriteTxnMarkersResponse struct {
-	_           struct{}                                         `kafka:"api=27,versions=0-1,flexible=1+"`
+	_           struct{}                                         `kafka:"api=27,versions=0-2,flexible=1+"`
 	Markers     []WriteTxnMarkersResponseWritableTxnMarkerResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

@@ -16,7 +16,12 @@ func runAPIs(out io.Writer) error {
 		if a.FlexibleFrom >= 0 {
 			flex = fmt.Sprint(a.FlexibleFrom)
 		}
-		fmt.Fprintf(w, "%d\t%s\t%d-%d\t%s\n", a.Key, a.Name, a.MinVersion, a.MaxVersion, flex)
+		versions := fmt.Sprintf("%d-%d", a.MinVersion, a.MaxVersion)
+		if a.LatestVersionUnstable {
+			// Brokers do not offer it by default; MaxStable is the one before.
+			versions += fmt.Sprintf(" (v%d unstable)", a.MaxVersion)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", a.Key, a.Name, versions, flex)
 	}
 	return w.Flush()
 }
