@@ -104,7 +104,7 @@ type exclusion struct {
 
 // exclusions: see the table in README.md for the details of each.
 var exclusions = map[exclusion]string{
-	{5, 4, false}:  "StopReplica v4 request: kmsg writes IsKRaftController after ControllerEpoch; Kafka's schema has it between ControllerId and ControllerEpoch",
+	{5, 4, false}: "StopReplica v4 request: kmsg writes IsKRaftController after ControllerEpoch; Kafka's schema has it between ControllerId and ControllerEpoch",
 	{78, 1, true}: "ShareFetch v1 response: kmsg declares Partitions[].Records nullable in every version and writes null; Kafka's schema allows null only in v0",
 	{78, 2, true}: "ShareFetch v2 response: kmsg declares Partitions[].Records nullable in every version and writes null; Kafka's schema allows null only in v0",
 }
