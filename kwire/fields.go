@@ -22,49 +22,35 @@ type FieldInfo struct {
 // to one) at version: first those in wire order, then the tagged ones in
 // tag order.
 func Fields(msg any, version int16) ([]FieldInfo, error) {
-	pl, _, err := messagePlan(msg, version, "fields")
+	s, err := SchemaOf(msg, version)
 	if err != nil {
 		return nil, err
 	}
-	return planFields(pl, 0), nil
+	return schemaFields(s, 0), nil
 }
 
 // maxFieldDepth stops recursive types (a struct holding itself).
 const maxFieldDepth = 32
 
-func planFields(pl *plan, depth int) []FieldInfo {
+// schemaFields flattens a Schema into FieldInfo values.
+func schemaFields(s *Schema, depth int) []FieldInfo {
 	if depth > maxFieldDepth {
 		return nil
 	}
-	defaults := map[string]string{}
-	for _, fs := range infoFor(pl.typ).fields {
-		if fs.tag.defaultRaw != nil {
-			defaults[fs.sf.Name] = *fs.tag.defaultRaw
-		}
-	}
-	out := make([]FieldInfo, 0, len(pl.fields)+len(pl.tagged))
-	add := func(o *op, tag int) {
-		fi := FieldInfo{Name: o.name, GoType: shortTypeName(o.typ), Type: o.wireTypeName(), Nullable: o.nullable, Tag: tag,
-			Default: defaults[o.name], Ignorable: o.ignorable}
-		switch o.kind {
-		case kString, kNullString, kBytes, kArray:
-			fi.Compact = o.compact
-		}
-		sub := o.sub
-		if o.kind == kArray {
-			fi.Elem = o.elem.wireTypeName()
-			sub = o.elem.sub
+	out := make([]FieldInfo, 0, len(s.Fields))
+	for i := range s.Fields {
+		f := &s.Fields[i]
+		fi := FieldInfo{Name: f.Name, GoType: shortTypeName(f.Type), Type: f.Wire, Nullable: f.Nullable, Compact: f.Compact,
+			Tag: f.Tag, Default: f.Default, Ignorable: f.Ignorable}
+		sub := f.Struct
+		if f.Elem != nil {
+			fi.Elem = f.Elem.Wire
+			sub = f.Elem.Struct
 		}
 		if sub != nil {
-			fi.Fields = planFields(sub, depth+1)
+			fi.Fields = schemaFields(sub, depth+1)
 		}
 		out = append(out, fi)
-	}
-	for i := range pl.fields {
-		add(&pl.fields[i], -1)
-	}
-	for i := range pl.tagged {
-		add(&pl.tagged[i], int(pl.tagged[i].tag))
 	}
 	return out
 }

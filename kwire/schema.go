@@ -29,10 +29,13 @@ type Field struct {
 	// float64, bool, varint, varlong, uvarint, uuid, string,
 	// nullable_string, bytes, nullable_bytes, records, array, struct,
 	// nullable struct.
-	Wire     string
-	Tag      int  // the tagged-field number, -1 for a field in the fixed part
-	Nullable bool // null is legal in this version
-	Records  bool // a records field: []byte holding record batches
+	Wire      string
+	Tag       int    // the tagged-field number, -1 for a field in the fixed part
+	Nullable  bool   // null is legal in this version
+	Records   bool   // a records field: []byte holding record batches
+	Compact   bool   // a string, bytes or array with a compact (uvarint) length
+	Default   string // the tag's default= text, "" when it has none
+	Ignorable bool
 	// Elem is an array's element; nil for other fields.
 	Elem *Field
 	// Struct is the schema of a struct, a nullable struct, or (through
@@ -99,12 +102,19 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 		s.UnknownTags = infoFor(pl.typ).unknown
 	}
 	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
+	ti := infoFor(pl.typ)
 	for _, list := range [][]op{pl.fields, pl.tagged} {
 		for i := range list {
 			o := &list[i]
 			f := fieldOfOp(o, building)
-			sf, _ := pl.typ.FieldByName(o.name)
-			f.Index = sf.Index[0]
+			for _, fs := range ti.fields {
+				if fs.sf.Name == o.name {
+					f.Index = fs.sf.Index[0]
+					if fs.tag.defaultRaw != nil {
+						f.Default = *fs.tag.defaultRaw
+					}
+				}
+			}
 			s.Fields = append(s.Fields, f)
 		}
 	}
@@ -115,9 +125,13 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 }
 
 func fieldOfOp(o *op, building map[*plan]*Schema) Field {
-	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable, Records: o.records}
+	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable,
+		Records: o.records, Ignorable: o.ignorable}
 	switch o.kind {
+	case kString, kNullString, kBytes:
+		f.Compact = o.compact
 	case kArray:
+		f.Compact = o.compact
 		e := fieldOfOp(o.elem, building)
 		e.Nullable = false
 		f.Elem = &e
