@@ -3,7 +3,6 @@ package kwire
 import (
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -155,24 +154,19 @@ func rememberRootPlan(t reflect.Type, version int16, pl *plan) {
 // rootPlan is the plan of a top-level message: the version must be valid
 // for it, and its own flexible versions decide the encoding.
 func rootPlan(t reflect.Type, version int16, op string) (*plan, error) {
-	ti := infoFor(t)
-	if ti.err != nil {
-		return nil, specError(t, ti.err)
+	if err := validType(t); err != nil {
+		return nil, err
 	}
+	ti := infoFor(t)
 	if !ti.msg.versions.Contains(version) {
 		return nil, &Error{Op: op, Type: t.String(), Offset: -1, Err: ErrUnsupportedVersion,
 			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)}
 	}
 	pl, err := planFor(t, version, ti.msg.flexible.Contains(version))
 	if err != nil {
-		return nil, specError(t, err)
+		return nil, publicSpecError(t, err)
 	}
 	return pl, nil
-}
-
-func specError(t reflect.Type, err error) error {
-	return &Error{Op: "plan", Type: t.String(), Offset: -1, Err: ErrInvalidSpec,
-		Detail: strings.TrimPrefix(err.Error(), ErrInvalidSpec.Error()+": ")}
 }
 
 // MessageInfo is what a message struct's `_ struct{}` tag declares.
@@ -183,21 +177,16 @@ type MessageInfo struct {
 }
 
 // Describe returns the message facts of msg's type (a struct, a pointer to
-// one, or a reflect.Type of either), or an error if its tags are invalid.
+// one, or a reflect.Type of either), or an error if its tags are invalid
+// at any version it declares (see Validate).
 func Describe(msg any) (MessageInfo, error) {
-	t, ok := msg.(reflect.Type)
-	if !ok {
-		t = reflect.TypeOf(msg)
+	t, err := structType(msg)
+	if err != nil {
+		return MessageInfo{}, err
 	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return MessageInfo{}, &Error{Op: "plan", Type: fmt.Sprint(t), Offset: -1, Err: ErrNotAMessage}
+	if err := validType(t); err != nil {
+		return MessageInfo{}, err
 	}
 	ti := infoFor(t)
-	if ti.err != nil {
-		return MessageInfo{}, specError(t, ti.err)
-	}
 	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
 }

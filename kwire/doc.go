@@ -32,7 +32,10 @@
 //	tag=N          tagged field number N ...
 //	tagged=R       ... in the versions R (must be flexible versions)
 //	default=X      the schema default: null, true, false, an integer
-//	               (decimal or 0x hex), a float, or a bare string
+//	               (decimal or 0x hex), a float, or a bare string;
+//	               default='X' quotes a string holding commas or quotes,
+//	               with '' for one quote: default='a,b', default='it''s'
+//	               (a " is written \" inside the Go struct tag)
 //	ignorable      a non-default value in a version without the field is
 //	               dropped instead of being an error
 //	varint         int32 as a zig-zag varint, int64 as a zig-zag varlong
@@ -41,6 +44,21 @@
 //	               nullable bytes; Unmarshal may alias the input)
 //
 // A version range R is `0+`, `3-5`, `7` or `none`.
+//
+// # Validation
+//
+// The first time a type is used as a message (Marshal, Unmarshal, Size,
+// Describe, FillMinimal, ...) its tags, and those of every struct inside
+// it, are checked at every version it declares, not only the version at
+// hand: an unknown key, null on a type that cannot hold it, compact on a
+// number, a tag number used twice in one version, a tagged field in a
+// version that is not flexible, a default that does not parse, and so on.
+// The error wraps ErrInvalidSpec and names the type, the field, the key
+// and the first version the mistake matters in:
+//
+//	kwire: plan main.Heartbeat.Name: invalid kafka struct tag: key "nullable" at version 0: type string cannot be null (...)
+//
+// Validate runs the same check on its own, for a test.
 //
 // Go types give the rest: int8, int16, int32, int64, uint16, uint32,
 // float64, bool, string, *string (nullable), []byte, UUID, slices of any

@@ -1,6 +1,7 @@
 package kwire_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -58,4 +59,24 @@ func Example() {
 	// payments 3 r1 true
 	// 43 68 1 42 my-app payments
 	// kwire: marshal kwire_test.Heartbeat.Rack: non-default value in a field this version lacks: version 0 does not have it
+}
+
+// A tag mistake is found at the first use of the type, whatever version is
+// used: here the string is declared nullable, which only *string can be.
+func ExampleValidate() {
+	type Join struct {
+		_        struct{} `kafka:"api=1000,versions=0-2,flexible=2+"`
+		GroupID  string   `kafka:"v=0+"`
+		Instance string   `kafka:"v=1+,nullable=1+"`
+	}
+	fmt.Println(kwire.Validate(&Join{}))
+
+	_, err := kwire.Marshal(&Join{GroupID: "g"}, 0) // version 0 lacks the field: still an error
+	fmt.Println(errors.Is(err, kwire.ErrInvalidSpec))
+
+	fmt.Println(kwire.Validate(&Heartbeat{}))
+	// Output:
+	// kwire: plan kwire_test.Join.Instance: invalid kafka struct tag: key "nullable" at version 1: type string cannot be null (null needs *string, []byte, a slice or a pointer to a struct)
+	// true
+	// <nil>
 }

@@ -152,6 +152,11 @@ type typeInfo struct {
 	err     error
 	unknown int // index of the UnknownTags field or -1
 
+	// validOnce checks the type as a top-level message at every version
+	// it declares, the first time it is used as one.
+	validOnce sync.Once
+	validErr  error
+
 	// plans[v][flex] for small versions, more for the rest.
 	plans [64][2]atomic.Pointer[plan]
 	more  sync.Map // planKey -> *plan
@@ -213,46 +218,63 @@ func infoFor(t reflect.Type) *typeInfo {
 
 func parseType(t reflect.Type) *typeInfo {
 	ti := &typeInfo{typ: t, unknown: -1, msg: messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}}
-	fail := func(f reflect.StructField, err error) *typeInfo {
-		ti.err = fmt.Errorf("%w: %s.%s: %v", ErrInvalidSpec, t, f.Name, err)
+	fail := func(f reflect.StructField, err *tagError) *typeInfo {
+		err.typ, err.field = t, f.Name
+		ti.err = err
 		return ti
 	}
+	hasMsgTag := false
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		tag, ok, err := kafkaTag(f)
+		if err != nil {
+			return fail(f, keyError("", "malformed struct tag: %v", err))
+		}
 		if f.Name == "_" {
-			tag, ok, err := kafkaTag(f)
-			if err != nil {
-				return fail(f, err)
-			}
 			if ok {
-				if ti.msg, err = parseMessageTag(tag); err != nil {
-					return fail(f, err)
+				var terr *tagError
+				if ti.msg, terr = parseMessageTag(tag); terr != nil {
+					return fail(f, terr)
 				}
+				hasMsgTag = true
 			}
 			continue
 		}
-		if f.Type == unknownType && f.IsExported() {
-			if ti.unknown >= 0 {
-				return fail(f, fmt.Errorf("a second UnknownTags field"))
+		if f.Type == unknownType {
+			switch {
+			case !f.IsExported():
+				return fail(f, keyError("", "an unexported UnknownTags field is never filled: export it"))
+			case ok:
+				return fail(f, keyError("", "an UnknownTags field takes no kafka tag"))
+			case ti.unknown >= 0:
+				return fail(f, keyError("", "a second UnknownTags field"))
 			}
 			ti.unknown = i
 			continue
 		}
-		tag, ok, err := kafkaTag(f)
-		if err != nil {
-			return fail(f, err)
-		}
 		if !ok || tag.Name == "-" {
+			if f.Name == "UnknownTags" && !ok {
+				return fail(f, keyError("", "type %s: a field named UnknownTags must have type kwire.UnknownTags", f.Type))
+			}
 			continue
 		}
 		if !f.IsExported() {
-			return fail(f, fmt.Errorf("unexported field has a kafka tag"))
+			return fail(f, keyError("", "unexported field has a kafka tag"))
 		}
-		ft, err := parseFieldTag(tag)
-		if err != nil {
-			return fail(f, err)
+		ft, terr := parseFieldTag(tag)
+		if terr != nil {
+			return fail(f, terr)
 		}
 		ti.fields = append(ti.fields, fieldSpec{sf: f, tag: ft})
+	}
+	if hasMsgTag {
+		for _, fs := range ti.fields {
+			if r := fs.tag.versions; !r.Empty() && (r.Min > ti.msg.versions.Max || r.Max < ti.msg.versions.Min) {
+				e := keyError("v", "v=%s is outside the message's versions=%s", r, ti.msg.versions)
+				e.version = r.Min
+				return fail(fs.sf, e)
+			}
+		}
 	}
 	return ti
 }
@@ -339,7 +361,8 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 			}
 		case fs.tag.tagged.Contains(v):
 			if !flex {
-				return nil, fmt.Errorf("%w: %s.%s: tagged in version %d, which is not flexible", ErrInvalidSpec, ti.typ, fs.sf.Name, v)
+				return nil, &tagError{typ: ti.typ, field: fs.sf.Name, key: "tagged", version: v,
+					msg: "tagged in a version that is not flexible (tagged fields exist only in flexible versions)"}
 			}
 			o.tag = uint32(fs.tag.tag)
 			p.tagged = append(p.tagged, o)
@@ -357,18 +380,25 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].tag < p.tagged[j].tag })
 	for i := 1; i < len(p.tagged); i++ {
 		if p.tagged[i].tag == p.tagged[i-1].tag {
-			return nil, fmt.Errorf("%w: %s: tag %d used twice in version %d", ErrInvalidSpec, ti.typ, p.tagged[i].tag, v)
+			return nil, &tagError{typ: ti.typ, field: p.tagged[i].name, key: "tag", version: v,
+				msg: fmt.Sprintf("tag %d is also the tag of %s", p.tagged[i].tag, p.tagged[i-1].name)}
 		}
 	}
 	return p, nil
 }
 
-// fieldOp resolves one field at version v.
+// fieldOp resolves one field at version v. Every check that depends on
+// the version is here, so that building a type's plans at each version
+// where its tags change finds every mistake (see validateRoot).
 func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, error) {
-	fail := func(err error) (op, error) {
-		return op{}, fmt.Errorf("%w: %s.%s: %v", ErrInvalidSpec, ti.typ, fs.sf.Name, err)
-	}
 	t := fs.tag
+	fail := func(key, format string, args ...any) (op, error) {
+		at := v
+		if !t.versions.Empty() && t.versions.Min > v {
+			at = t.versions.Min // the first version the field is on the wire
+		}
+		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: key, version: at, msg: fmt.Sprintf(format, args...)}
+	}
 	o := op{
 		name:      fs.sf.Name,
 		offset:    fs.sf.Offset,
@@ -385,17 +415,45 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 		o.compact = true // tagged fields only exist in flexible versions
 	}
 	if err := b.resolveKind(&o, fs.sf.Type, t, v, flex); err != nil {
-		return fail(err)
+		if te, ok := err.(*tagError); ok && te.typ != nil {
+			return op{}, err // a mistake inside a nested type: it names itself
+		}
+		if ke, ok := err.(*tagError); ok {
+			return fail(ke.key, "%s", ke.msg)
+		}
+		return fail("", "%v", err)
+	}
+	switch {
+	case o.nullable && !canBeNull(o.kind):
+		return fail("nullable", "type %s cannot be null (null needs *string, []byte, a slice or a pointer to a struct)", fs.sf.Type)
+	case t.nullable.Contains(v) && !t.versions.Contains(v) && v < t.versions.Min:
+		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "nullable", version: v,
+			msg: fmt.Sprintf("nullable=%s starts before the field is on the wire (v=%s)", t.nullable, t.versions)}
+	case t.tagged.Contains(v) && !t.versions.Contains(v):
+		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "tagged", version: v,
+			msg: fmt.Sprintf("tagged=%s reaches a version the field is not on the wire in (v=%s)", t.tagged, t.versions)}
+	case t.compact != nil && !hasLength(o.kind):
+		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
 	}
 	if t.defaultRaw != nil {
 		d, err := parseDefault(o.kind, *t.defaultRaw)
 		if err != nil {
-			return fail(err)
+			return fail("default", "%v", err)
 		}
 		o.def = d
 	}
 	o.nonZeroDefault = hasNonZeroDefault(&o)
 	return o, nil
+}
+
+// canBeNull reports whether a field of kind k can hold null.
+func canBeNull(k kind) bool {
+	return k == kNullString || k == kBytes || k == kArray || k == kStructPtr
+}
+
+// hasLength reports whether kind k is written with a length prefix.
+func hasLength(k kind) bool {
+	return k == kString || k == kNullString || k == kBytes || k == kArray
 }
 
 // resolveKind sets o.kind (and elem or sub) from Go type gt.
@@ -464,7 +522,7 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 			break
 		}
 		if t.records {
-			return fmt.Errorf("records needs a []byte field")
+			return keyError("records", "records needs a []byte field, not %s", gt)
 		}
 		o.kind = kArray
 		elem := &op{name: o.name, typ: gt.Elem(), compact: o.compact}
@@ -475,7 +533,7 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 			return err
 		}
 		if elem.kind == kNullString || elem.kind == kStructPtr {
-			return fmt.Errorf("arrays of nullable elements are not part of the protocol")
+			return fmt.Errorf("%s: arrays of nullable elements are not part of the protocol", gt)
 		}
 		o.elem = elem
 		o.elemSize = gt.Elem().Size()
@@ -485,10 +543,14 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 		return fmt.Errorf("unsupported Go type %s", gt)
 	}
 	if t.records && o.kind != kBytes {
-		return fmt.Errorf("records needs a []byte field")
+		return keyError("records", "records needs a []byte field, not %s", gt)
 	}
 	if (t.varint || t.uvarint) && o.kind != kVarint && o.kind != kVarlong && o.kind != kUvarint && o.kind != kUvarint32 && o.kind != kArray {
-		return fmt.Errorf("varint or uvarint on %s", gt)
+		key, want := "varint", "int32 or int64"
+		if t.uvarint {
+			key, want = "uvarint", "uint32 or int32"
+		}
+		return keyError(key, "%s on %s (it applies to %s, or a slice of them)", key, gt, want)
 	}
 	return nil
 }
@@ -504,7 +566,7 @@ func parseDefault(k kind, raw string) (defaultValue, error) {
 			// patterns, e.g. 0xffffffff for an int32.
 			u, uerr := strconv.ParseUint(raw, 0, bits[k])
 			if uerr != nil {
-				return d, fmt.Errorf("default %q is not a %s", raw, k)
+				return d, fmt.Errorf("%q is not a valid %s", raw, k)
 			}
 			n = int64(u) << (64 - bits[k]) >> (64 - bits[k])
 		}
@@ -512,24 +574,24 @@ func parseDefault(k kind, raw string) (defaultValue, error) {
 	case kUint16, kUint32, kUvarint, kUvarint32:
 		n, err := strconv.ParseUint(raw, 0, 32)
 		if err != nil || (k == kUint16 && n > math.MaxUint16) {
-			return d, fmt.Errorf("default %q is not a %s", raw, k)
+			return d, fmt.Errorf("%q is not a valid %s", raw, k)
 		}
 		d.i = int64(n)
 	case kFloat64:
 		f, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
-			return d, fmt.Errorf("default %q is not a float64", raw)
+			return d, fmt.Errorf("%q is not a valid float64", raw)
 		}
 		d.f = f
 	case kBool:
 		b, err := strconv.ParseBool(raw)
 		if err != nil {
-			return d, fmt.Errorf("default %q is not a bool", raw)
+			return d, fmt.Errorf("%q is not a valid bool", raw)
 		}
 		d.b = b
 	case kString:
 		if raw == "null" {
-			return d, fmt.Errorf("default null on a string that is not a pointer")
+			return d, fmt.Errorf("null on a string that is not a pointer (use *string)")
 		}
 		d.s = raw
 	case kNullString:
@@ -540,11 +602,11 @@ func parseDefault(k kind, raw string) (defaultValue, error) {
 		}
 	case kBytes, kArray, kStructPtr:
 		if raw != "null" {
-			return d, fmt.Errorf("only null can be the default of a %s", k)
+			return d, fmt.Errorf("%q on a %s field: only null can be its default", raw, k)
 		}
 		d.null = true
 	default:
-		return d, fmt.Errorf("a %s takes no default", k)
+		return d, fmt.Errorf("a %s field takes no default", k)
 	}
 	return d, nil
 }

@@ -46,31 +46,122 @@ func kafkaTag(f reflect.StructField) (*structtag.Tag, bool, error) {
 	return t, true, nil
 }
 
-// tagItems splits a tag into key=value items. structtag puts the first
-// item in Name and the rest in Options.
-func tagItems(t *structtag.Tag) []string {
-	items := make([]string, 0, 1+len(t.Options))
-	if t.Name != "" {
-		items = append(items, t.Name)
-	}
-	for _, o := range t.Options {
-		if o = strings.TrimSpace(o); o != "" {
-			items = append(items, o)
+// tagItems splits a tag into key=value items at commas. A value in single
+// quotes may hold commas, and ” inside it stands for one quote:
+// default='a,b', default='it”s'. (structtag splits at every comma, so the
+// text is put back together and split here.)
+func tagItems(t *structtag.Tag) ([]string, *tagError) {
+	s := t.Value()
+	var items []string
+	for s != "" {
+		var item string
+		if eq := strings.IndexAny(s, ",="); eq >= 0 && s[eq] == '=' && strings.HasPrefix(s[eq+1:], "'") {
+			key := strings.TrimSpace(s[:eq])
+			end, err := closingQuote(s, eq+1)
+			if err != nil {
+				return nil, keyError(key, "%v", err)
+			}
+			item, s = s[:end], s[end:]
+			if s != "" && s[0] != ',' {
+				return nil, keyError(key, "text after the closing quote")
+			}
+			s = strings.TrimPrefix(s, ",")
+		} else {
+			item, s, _ = strings.Cut(s, ",")
+		}
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
 		}
 	}
-	return items
+	return items, nil
 }
 
-func parseFieldTag(t *structtag.Tag) (fieldTag, error) {
+// closingQuote returns the index just past the quote that closes the one
+// at open, skipping doubled quotes.
+func closingQuote(s string, open int) (int, error) {
+	for i := open + 1; i < len(s); i++ {
+		if s[i] != '\'' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\'' {
+			i++
+			continue
+		}
+		return i + 1, nil
+	}
+	return 0, fmt.Errorf("unterminated quote")
+}
+
+// unquoteDefault undoes the quoting of a default='...' value.
+func unquoteDefault(v string) (string, error) {
+	if !strings.HasPrefix(v, "'") {
+		return v, nil
+	}
+	if len(v) < 2 || !strings.HasSuffix(v, "'") {
+		return "", fmt.Errorf("unterminated quote")
+	}
+	return strings.ReplaceAll(v[1:len(v)-1], "''", "'"), nil
+}
+
+// tagError is a mistake in a struct's kafka tags. It names the type and
+// field, the key at fault and the first version the mistake matters in, so
+// that the message points at the exact text to fix.
+type tagError struct {
+	typ     reflect.Type
+	field   string // "_" for the struct-level tag
+	key     string // empty when no one key is at fault
+	version int16  // -1 when the mistake does not depend on the version
+	msg     string
+}
+
+func (e *tagError) Error() string { return ErrInvalidSpec.Error() + ": " + e.detail() }
+
+func (e *tagError) Unwrap() error { return ErrInvalidSpec }
+
+func (e *tagError) detail() string {
+	var where []string
+	if e.key != "" {
+		where = append(where, strconv.Quote(e.key))
+	}
+	if e.version >= 0 {
+		where = append(where, "at version "+strconv.Itoa(int(e.version)))
+	}
+	if len(where) == 0 {
+		return e.msg
+	}
+	prefix := "key " + strings.Join(where, " ")
+	if e.key == "" {
+		prefix = strings.Join(where, " ")
+	}
+	return prefix + ": " + e.msg
+}
+
+// public is the *Error callers see.
+func (e *tagError) public() *Error {
+	return &Error{Op: "plan", Type: e.typ.String(), Path: e.field, Offset: -1, Err: ErrInvalidSpec, Detail: e.detail()}
+}
+
+func keyError(key, format string, args ...any) *tagError {
+	return &tagError{key: key, version: -1, msg: fmt.Sprintf(format, args...)}
+}
+
+func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 	ft := fieldTag{versions: NoVersions, nullable: NoVersions, tag: -1, tagged: NoVersions}
-	sawV := false
-	for _, item := range tagItems(t) {
+	seen := map[string]bool{}
+	items, terr := tagItems(t)
+	if terr != nil {
+		return ft, terr
+	}
+	for _, item := range items {
 		key, val, hasVal := strings.Cut(item, "=")
+		if seen[key] {
+			return ft, keyError(key, "given twice")
+		}
+		seen[key] = true
 		var err error
 		switch key {
 		case "v":
 			ft.versions, err = ParseVersionRange(val)
-			sawV = true
 		case "nullable":
 			ft.nullable, err = ParseVersionRange(val)
 		case "compact":
@@ -87,11 +178,13 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, error) {
 		case "tagged":
 			ft.tagged, err = ParseVersionRange(val)
 		case "default":
-			v := val
-			ft.defaultRaw = &v
+			var v string
+			if v, err = unquoteDefault(val); err == nil {
+				ft.defaultRaw = &v
+			}
 		case "ignorable", "varint", "uvarint", "records":
 			if hasVal {
-				err = fmt.Errorf("%s takes no value", key)
+				err = fmt.Errorf("takes no value")
 			}
 			switch key {
 			case "ignorable":
@@ -104,43 +197,59 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, error) {
 				ft.records = true
 			}
 		default:
-			err = fmt.Errorf("unknown key %q", key)
+			return ft, keyError(key, "unknown key (field keys: v, nullable, compact, tag, tagged, default, ignorable, varint, uvarint, records)")
 		}
 		if err != nil {
-			return ft, fmt.Errorf("key %q: %v", key, err)
+			return ft, keyError(key, "%v", err)
 		}
 	}
-	if !sawV {
-		return ft, fmt.Errorf("key \"v\" is missing")
-	}
-	if (ft.tag >= 0) != !ft.tagged.Empty() {
-		return ft, fmt.Errorf("key \"tag\" and key \"tagged\" go together")
-	}
-	if ft.varint && ft.uvarint {
-		return ft, fmt.Errorf("key \"varint\" and key \"uvarint\" exclude each other")
+	switch {
+	case !seen["v"]:
+		return ft, keyError("v", "missing: a field needs the versions it is on the wire in (v=0+, v=3-5, v=none)")
+	case seen["tag"] && !seen["tagged"]:
+		return ft, keyError("tag", "without tagged=R: say in which versions the field is tagged")
+	case seen["tagged"] && !seen["tag"]:
+		return ft, keyError("tagged", "without tag=N: say the tag number")
+	case ft.varint && ft.uvarint:
+		return ft, keyError("uvarint", "together with varint: choose one")
 	}
 	return ft, nil
 }
 
-func parseMessageTag(t *structtag.Tag) (messageTag, error) {
+func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 	mt := messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}
-	for _, item := range tagItems(t) {
+	seen := map[string]bool{}
+	items, terr := tagItems(t)
+	if terr != nil {
+		return mt, terr
+	}
+	for _, item := range items {
 		key, val, _ := strings.Cut(item, "=")
+		if seen[key] {
+			return mt, keyError(key, "given twice")
+		}
+		seen[key] = true
 		var err error
 		switch key {
 		case "api":
 			var k int64
 			k, err = strconv.ParseInt(val, 10, 16)
+			if err == nil && k < 0 {
+				err = fmt.Errorf("negative API key %d", k)
+			}
 			mt.apiKey = int16(k)
 		case "versions":
 			mt.versions, err = ParseVersionRange(val)
+			if err == nil && mt.versions.Empty() {
+				err = fmt.Errorf("a message needs at least one version")
+			}
 		case "flexible":
 			mt.flexible, err = ParseVersionRange(val)
 		default:
-			err = fmt.Errorf("unknown key %q", key)
+			return mt, keyError(key, "unknown key (struct keys on the _ field: api, versions, flexible)")
 		}
 		if err != nil {
-			return mt, fmt.Errorf("key %q: %v", key, err)
+			return mt, keyError(key, "%v", err)
 		}
 	}
 	return mt, nil

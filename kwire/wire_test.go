@@ -308,39 +308,7 @@ func TestNullableStructMarker(t *testing.T) {
 	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "00"), new(presence), 1), kwire.ErrInvalidLength, "a marker must be 1 or -1")
 }
 
-type badTag struct {
-	_ struct{} `kafka:"versions=0"`
-	A int32    `kafka:"v=0+,bogus=1"`
-}
-
-type badDefault struct {
-	B int16 `kafka:"v=0+,default=70000"`
-}
-
-type badType struct {
-	C map[string]int `kafka:"v=0+"`
-}
-
-type tagWithoutTagged struct {
-	D int32 `kafka:"v=0+,tag=1"`
-}
-
-func TestMalformedTagsAreErrorsNotPanics(t *testing.T) {
-	cases := []struct {
-		msg  any
-		want string
-	}{
-		{&badTag{}, `kwire_test.badTag.A: key "bogus"`},
-		{&badDefault{}, `kwire_test.badDefault.B: default "70000"`},
-		{&badType{}, "kwire_test.badType.C: unsupported Go type"},
-		{&tagWithoutTagged{}, "kwire_test.tagWithoutTagged.D"},
-	}
-	for _, c := range cases {
-		_, err := kwire.Marshal(c.msg, 0)
-		assert.ErrorIs(t, err, kwire.ErrInvalidSpec)
-		assert.ErrorContains(t, err, c.want)
-		assert.ErrorIs(t, kwire.Unmarshal([]byte{0}, c.msg, 0), kwire.ErrInvalidSpec)
-	}
+func TestNotAMessage(t *testing.T) {
 	_, err := kwire.Marshal(42, 0)
 	assert.ErrorIs(t, err, kwire.ErrNotAMessage)
 	assert.ErrorIs(t, kwire.Unmarshal(nil, outer{}, 0), kwire.ErrNotAMessage)
