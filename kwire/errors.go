@@ -26,6 +26,11 @@ var (
 	// never "invalid"; ErrFrameTooLarge is a size prefix above the limit.
 	ErrIncomplete    = errors.New("incomplete frame: more bytes needed")
 	ErrFrameTooLarge = errors.New("frame larger than the limit")
+
+	// Pairing responses with requests (pair.go).
+	ErrUnknownCorrelation = errors.New("response to no request in flight")
+	ErrOutOfOrder         = errors.New("response out of order")
+	ErrTooManyInFlight    = errors.New("too many requests in flight")
 )
 
 // Error says where encoding or decoding failed: the field path inside the

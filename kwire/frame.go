@@ -55,28 +55,7 @@ func ResponseHeaderVersion(apiKey int16, flexible bool) int16 {
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
 func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
-	pl, p, err := messagePlan(msg, version, "marshal")
-	if err != nil {
-		return dst, err
-	}
-	if pl.apiKey < 0 {
-		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
-	}
-	start := len(dst)
-	b := append(dst, 0, 0, 0, 0)
-	b = appendRequestHeader(b, RequestHeader{
-		Version:       RequestHeaderVersion(pl.apiKey, version, pl.flexible),
-		APIKey:        pl.apiKey,
-		APIVersion:    version,
-		CorrelationID: correlationID,
-		ClientID:      clientID,
-	})
-	b, err = encodeStruct(b, pl, p)
-	if err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
-	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-	return b, nil
+	return AppendRequestWithHeader(dst, RequestHeader{APIVersion: version, CorrelationID: correlationID, ClientID: clientID}, msg)
 }
 
 // AppendRequestWithHeader is AppendRequest for a caller that has a whole
@@ -152,22 +131,7 @@ func frameHead(head []byte, n int, typ string) ([]byte, error) {
 // AppendResponse appends a whole response frame: the int32 size prefix,
 // the response header and the body of msg at version.
 func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]byte, error) {
-	pl, p, err := messagePlan(msg, version, "marshal")
-	if err != nil {
-		return dst, err
-	}
-	start := len(dst)
-	b := append(dst, 0, 0, 0, 0)
-	b = appendResponseHeader(b, ResponseHeader{
-		Version:       ResponseHeaderVersion(pl.apiKey, pl.flexible),
-		CorrelationID: correlationID,
-	})
-	b, err = encodeStruct(b, pl, p)
-	if err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
-	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-	return b, nil
+	return AppendResponseWithHeader(dst, ResponseHeader{CorrelationID: correlationID}, msg, version)
 }
 
 func appendRequestHeader(b []byte, h RequestHeader) []byte {

@@ -412,14 +412,12 @@ func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []by
 	version := int16(binary.BigEndian.Uint16(frame[6:]))
 	corr := int32(binary.BigEndian.Uint32(frame[8:]))
 	if r, ok := b.Versions[18]; key == 18 && (!ok || version > r[1]) {
-		// A newer ApiVersions than ours: Kafka answers with v0 and
-		// UNSUPPORTED_VERSION, and the client retries with a version
-		// from the list.
+		// A newer ApiVersions than ours: Kafka answers with v0,
+		// UNSUPPORTED_VERSION and its ApiVersions range, and the client
+		// retries with a version from it.
 		b.logf("conn %d: ApiVersions v%d: answering UNSUPPORTED_VERSION at v0", conn, version)
-		resp := b.apiVersions()
-		resp.ErrorCode = errUnsupportedVersion
-		out, err := kwire.AppendResponse(out, resp, 0, corr)
-		return out, 0, nil, err
+		r := b.Versions[18]
+		return kwire.AppendUnsupportedAPIVersions(out, corr, kwire.APIVersions{APIKey: 18, MinVersion: r[0], MaxVersion: r[1]}), 0, nil, nil
 	}
 	if !st.authenticated && key != 18 && key != 17 && key != 36 {
 		return out, 0, nil, fmt.Errorf("request key %d v%d before SASL authentication", key, version)

@@ -1,0 +1,66 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"sort"
+)
+
+// APIVersions is one API's version range, as an ApiVersions response
+// lists it.
+type APIVersions struct {
+	APIKey, MinVersion, MaxVersion int16
+}
+
+// IntersectVersions returns the APIs both lists name, each with the
+// versions both speak, sorted by key; an API whose ranges do not
+// overlap is left out, as a client would leave it.
+func IntersectVersions(theirs, ours []APIVersions) []APIVersions {
+	mine := make(map[int16]APIVersions, len(ours))
+	for _, o := range ours {
+		mine[o.APIKey] = o
+	}
+	var out []APIVersions
+	for _, t := range theirs {
+		o, ok := mine[t.APIKey]
+		if !ok {
+			continue
+		}
+		r := APIVersions{APIKey: t.APIKey, MinVersion: max(t.MinVersion, o.MinVersion), MaxVersion: min(t.MaxVersion, o.MaxVersion)}
+		if r.MinVersion <= r.MaxVersion {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].APIKey < out[j].APIKey })
+	return out
+}
+
+// HighestCommonVersion is the newest version of an API that both lists
+// allow, and false when they share none.
+func HighestCommonVersion(theirs, ours []APIVersions, apiKey int16) (int16, bool) {
+	for _, r := range IntersectVersions(theirs, ours) {
+		if r.APIKey == apiKey {
+			return r.MaxVersion, true
+		}
+	}
+	return 0, false
+}
+
+// errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
+const errUnsupportedVersion = 35
+
+// AppendUnsupportedAPIVersions appends the answer a broker gives to an
+// ApiVersions request newer than it can read: a v0 response (header v0)
+// with UNSUPPORTED_VERSION and, as Kafka does, only ApiVersions' own
+// range, so the client retries with a version from it. The frame is
+// written by hand: v0 of ApiVersionsResponse is fixed by the protocol,
+// and a broker that cannot read the request may not have the struct.
+func AppendUnsupportedAPIVersions(dst []byte, correlationID int32, apiVersions APIVersions) []byte {
+	const body = 4 + 2 + 4 + 6 // correlation id, error code, array length, one entry
+	b := binary.BigEndian.AppendUint32(dst, body)
+	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
+	b = binary.BigEndian.AppendUint16(b, errUnsupportedVersion)
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint16(b, apiKeyAPIVersions)
+	b = binary.BigEndian.AppendUint16(b, uint16(apiVersions.MinVersion))
+	return binary.BigEndian.AppendUint16(b, uint16(apiVersions.MaxVersion))
+}

@@ -1,0 +1,167 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// InFlight is a request waiting for its response: what a response frame
+// cannot say about itself (its API and version), and when it was sent.
+type InFlight struct {
+	APIKey, APIVersion int16
+	CorrelationID      int32
+	Sent               time.Time
+}
+
+// Tracker pairs responses with the requests of one connection, which is
+// what reading a response needs: its frame names only a correlation id.
+// Kafka answers a connection's requests in order and never answers an
+// acks=0 Produce; the tracker knows both, reports a response out of
+// order or to no request with a typed error, and holds at most a fixed
+// number of requests, so a peer that never answers cannot grow it. It is
+// safe for one goroutine writing requests and another reading responses.
+type Tracker struct {
+	limit       int
+	newResponse func(apiKey, version int16) (any, error)
+
+	mu      sync.Mutex
+	pending []InFlight // in the order sent
+}
+
+// NewTracker holds up to limit requests in flight. newResponse returns a
+// pointer to the response struct of an API at a version (as
+// messages.NewResponse does); an unknown key should be ErrUnknownAPI.
+func NewTracker(limit int, newResponse func(apiKey, version int16) (any, error)) *Tracker {
+	return &Tracker{limit: max(limit, 1), newResponse: newResponse}
+}
+
+// Request records a request frame (size prefix included) before it is
+// sent, and reports whether a response will come: not for an acks=0
+// Produce. With the tracker full it records nothing and returns
+// ErrTooManyInFlight.
+func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
+	key, version, corr, err := PeekRequest(frame)
+	if err != nil {
+		return false, err
+	}
+	if key == apiKeyProduce {
+		acks, err := produceAcks(frame, version)
+		if err != nil {
+			return false, err
+		}
+		if acks == 0 {
+			return false, nil
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.pending) >= t.limit {
+		return false, &Error{Op: "frame", Type: "RequestHeader", Offset: -1, Err: ErrTooManyInFlight,
+			Detail: fmt.Sprintf("%d in flight; correlation id %d not recorded", len(t.pending), corr)}
+	}
+	t.pending = append(t.pending, InFlight{APIKey: key, APIVersion: version, CorrelationID: corr, Sent: time.Now()})
+	return true, nil
+}
+
+// Response finds and forgets the request a response frame (or its first
+// 8 bytes) answers. A response to an older request than the oldest in
+// flight is still returned, with ErrOutOfOrder; the requests sent before
+// it stay in flight.
+func (t *Tracker) Response(frame []byte) (InFlight, error) {
+	corr, err := PeekResponse(frame)
+	if err != nil {
+		return InFlight{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, p := range t.pending {
+		if p.CorrelationID != corr {
+			continue
+		}
+		t.pending = append(t.pending[:i], t.pending[i+1:]...)
+		if i > 0 {
+			return p, &Error{Op: "frame", Type: "ResponseHeader", Offset: 4, Err: ErrOutOfOrder,
+				Detail: fmt.Sprintf("correlation id %d answered before %d older requests", corr, i)}
+		}
+		return p, nil
+	}
+	return InFlight{}, &Error{Op: "frame", Type: "ResponseHeader", Offset: 4, Err: ErrUnknownCorrelation,
+		Detail: fmt.Sprintf("correlation id %d", corr)}
+}
+
+// ReadResponse pairs a whole response frame with its request and decodes
+// it. When the response is out of order it is decoded all the same and
+// the error wraps ErrOutOfOrder (and the decode error, if any).
+func (t *Tracker) ReadResponse(frame []byte) (InFlight, ResponseHeader, any, error) {
+	req, pairErr := t.Response(frame)
+	if pairErr != nil && !errors.Is(pairErr, ErrOutOfOrder) {
+		return req, ResponseHeader{}, nil, pairErr
+	}
+	msg, err := t.newResponse(req.APIKey, req.APIVersion)
+	if err != nil {
+		return req, ResponseHeader{}, nil, errors.Join(pairErr, err)
+	}
+	h, err := ReadResponse(frame, msg, req.APIVersion)
+	if err != nil {
+		return req, h, nil, errors.Join(pairErr, err)
+	}
+	return req, h, msg, pairErr
+}
+
+// InFlight is the number of requests waiting for a response.
+func (t *Tracker) InFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending)
+}
+
+const (
+	apiKeyProduce          = 0
+	produceFlexibleFrom    = 9 // Produce v9+: header v2, compact strings
+	produceTransactionalID = 3 // Produce v3+ starts with TransactionalId
+)
+
+// produceAcks reads the Acks field of a Produce request frame, which sits
+// after the header and (v3+) the transactional id, without decoding the
+// records.
+func produceAcks(frame []byte, version int16) (int16, error) {
+	d := decoder{src: frame[4:], off: 4}
+	flexible := version >= produceFlexibleFrom
+	var h RequestHeader
+	h.Version = RequestHeaderVersion(apiKeyProduce, version, flexible)
+	if err := d.readRequestHeaderRest(&h); err != nil {
+		return 0, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
+	}
+	if version >= produceTransactionalID {
+		o := op{kind: kNullString, nullable: true, compact: flexible}
+		var tid *string
+		if err := d.decodeValue(&o, ptrOf(&tid)); err != nil {
+			return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(err, "TransactionalID"), 4))
+		}
+	}
+	if d.remaining() < 2 {
+		return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(d.truncated(2), "Acks"), 4))
+	}
+	return int16(binary.BigEndian.Uint16(d.src[d.off:])), nil
+}
+
+// AppendResponseWithHeader is AppendResponse for a caller that has a
+// whole header, tagged fields included (a proxy passing a response on):
+// the header's version is worked out from msg at version.
+func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
+	pl, p, err := messagePlan(msg, version, "marshal")
+	if err != nil {
+		return dst, err
+	}
+	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
+	start := len(dst)
+	b := appendResponseHeader(append(dst, 0, 0, 0, 0), h)
+	if b, err = encodeStruct(b, pl, p); err != nil {
+		return dst, publicError("marshal", pl.typ.String(), err)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b, nil
+}

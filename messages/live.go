@@ -1,0 +1,92 @@
+package messages
+
+import (
+	"fmt"
+
+	"github.com/kwirelabs/kwire/kwire"
+)
+
+// RequestFor returns a pointer to a new request struct of an API key (a
+// newBody for kwire.ReadRequest); an unknown key is kwire.ErrUnknownAPI.
+func RequestFor(key, _ int16) (any, error) {
+	api, err := lookupErr(key)
+	if err != nil {
+		return nil, err
+	}
+	return api.NewRequest(), nil
+}
+
+// ResponseFor returns a pointer to a new response struct of an API key
+// (for kwire.NewTracker); an unknown key is kwire.ErrUnknownAPI.
+func ResponseFor(key, _ int16) (any, error) {
+	api, err := lookupErr(key)
+	if err != nil {
+		return nil, err
+	}
+	return api.NewResponse(), nil
+}
+
+func lookupErr(key int16) (API, error) {
+	api, ok := Lookup(key)
+	if !ok {
+		return api, &kwire.Error{Op: "frame", Offset: -1, Err: kwire.ErrUnknownAPI, Detail: fmt.Sprintf("key %d", key)}
+	}
+	return api, nil
+}
+
+// NewTracker is a kwire.Tracker for every API in this package.
+func NewTracker(limit int) *kwire.Tracker { return kwire.NewTracker(limit, ResponseFor) }
+
+// Versions is what this package speaks: every API's MinVersion to
+// MaxStable, or to MaxVersion with unstable versions asked for.
+func Versions(unstable bool) []kwire.APIVersions {
+	var out []kwire.APIVersions
+	for _, a := range APIs() {
+		hi := a.MaxStable()
+		if unstable {
+			hi = a.MaxVersion
+		}
+		if a.MinVersion <= hi {
+			out = append(out, kwire.APIVersions{APIKey: a.Key, MinVersion: a.MinVersion, MaxVersion: hi})
+		}
+	}
+	return out
+}
+
+// Versions lists the response's API ranges.
+func (r *ApiVersionsResponse) Versions() []kwire.APIVersions {
+	out := make([]kwire.APIVersions, len(r.ApiKeys))
+	for i, k := range r.ApiKeys {
+		out[i] = kwire.APIVersions{APIKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion}
+	}
+	return out
+}
+
+// Clamp cuts the response's API ranges to what ours speaks (Versions(false)
+// if nil), dropping APIs ours lacks, so a client that reads it never sends
+// a version ours cannot read. Entries keep their unknown tagged fields.
+// It reports whether anything changed.
+func (r *ApiVersionsResponse) Clamp(ours []kwire.APIVersions) bool {
+	if ours == nil {
+		ours = Versions(false)
+	}
+	common := map[int16]kwire.APIVersions{}
+	for _, c := range kwire.IntersectVersions(r.Versions(), ours) {
+		common[c.APIKey] = c
+	}
+	changed := false
+	kept := r.ApiKeys[:0]
+	for _, k := range r.ApiKeys {
+		c, ok := common[k.ApiKey]
+		if !ok {
+			changed = true
+			continue
+		}
+		if c.MinVersion != k.MinVersion || c.MaxVersion != k.MaxVersion {
+			k.MinVersion, k.MaxVersion, changed = c.MinVersion, c.MaxVersion, true
+		}
+		kept = append(kept, k)
+	}
+	r.ApiKeys = kept
+	return changed
+}
