@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/internal/site"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -17,6 +17,9 @@ func runLayout(args []string, out io.Writer) error {
 	version := fs.Int("v", -1, "version (default: the highest)")
 	key := fs.Int("k", -1, "API key, instead of a name")
 	response := fs.Bool("response", false, "with -k: the response rather than the request")
+	asHTML := fs.Bool("html", false, "write the API's reference page (request and response) as HTML")
+	var schemaDirs stringList
+	fs.Var(&schemaDirs, "schemas", "with -html: Kafka JSON schema directories for the field descriptions")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
@@ -38,28 +41,29 @@ func runLayout(args []string, out io.Writer) error {
 	if *version > 0x7fff || v < api.MinVersion || v > api.MaxVersion {
 		return fmt.Errorf("layout: %s has versions %d-%d, not %d", api.Name, api.MinVersion, api.MaxVersion, *version)
 	}
+	if *asHTML {
+		p, err := site.Build(api, v)
+		if err != nil {
+			return err
+		}
+		schemas, err := loadSchemas(schemaDirs)
+		if err != nil {
+			return err
+		}
+		return site.WritePage(out, p, site.RenderOptions{Standalone: true, Schemas: schemas})
+	}
 	msg := api.NewRequest()
 	if isResponse {
 		msg = api.NewResponse()
 	}
-	if err := kwire.FillMinimal(msg, v); err != nil {
-		return err
-	}
-	var frame []byte
-	var tree *kwire.Node
-	if isResponse {
-		frame, tree, err = kwire.LayoutResponse(msg, v, 0)
-	} else {
-		empty := ""
-		frame, tree, err = kwire.LayoutRequest(msg, v, 0, &empty)
-	}
+	s, err := site.BuildSide(msg, v, isResponse)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s v%d: %d bytes on the wire\n\n", reflect.TypeOf(msg).Elem().Name(), v, len(frame))
-	fmt.Fprint(out, hexDump(frame))
+	fmt.Fprintf(out, "%s v%d: %d bytes on the wire\n\n", s.Message, v, len(s.Frame))
+	fmt.Fprint(out, hexDump(s.Frame))
 	fmt.Fprintln(out)
-	fmt.Fprint(out, tree.Format())
+	fmt.Fprint(out, s.Tree.Format())
 	return nil
 }
 

@@ -15,6 +15,8 @@ const usage = `usage: kwire <command> [arguments]
 commands:
   layout NAME [-v VERSION]          the smallest legal frame of a request or
   layout -k KEY [-response] [-v N]  response: hex dump and object tree
+  layout NAME [-v N] -html          ... the API's reference page as HTML
+  site -o DIR [-schemas DIR,...]    the reference pages of every API and version
   decode HEX | decode < FILE        the tree of a captured request frame (hex)
   decode -response -k KEY -v N HEX  ... or of a response frame
   apis                              every API: key, name, versions, flexible from
@@ -42,6 +44,8 @@ func run(args []string, out io.Writer) error {
 		return runLayout(args[1:], out)
 	case "decode":
 		return runDecode(args[1:], os.Stdin, out)
+	case "site":
+		return runSite(args[1:], out)
 	case "apis":
 		return runAPIs(out)
 	case "gen":

@@ -1,0 +1,62 @@
+package site
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kwirelabs/kwire/kwire"
+)
+
+// The reference page (shared/spec) shows ConsumerGroupHeartbeat v1; its
+// response leaves out the presence marker of the nullable struct
+// Assignment. These are its numbers, so the page can say where kwire
+// differs.
+const (
+	referenceAPIKey       = 68
+	referenceVersion      = 1
+	referenceResponseSize = 50
+)
+
+// departures says where the page knowingly differs from the reference.
+func departures(p *Page) []string {
+	if p.API.Key != referenceAPIKey || p.Version != referenceVersion {
+		return nil
+	}
+	marker := findNode(p.Response.Tree, func(n *kwire.Node) bool { return n.Name == "present" })
+	if marker == nil || len(p.Response.Frame) == referenceResponseSize {
+		return nil
+	}
+	return []string{fmt.Sprintf("The reference page shows this response as %d bytes; kwire writes %d, "+
+		"with the nullable struct %s's presence marker (%02x) at 0x%04x. "+
+		"Kafka's own generated code writes an int8 marker before every nullable struct (1 present, -1 null), "+
+		"and the reference page leaves this one out.",
+		referenceResponseSize, len(p.Response.Frame), parentName(p.Response.Tree, marker),
+		p.Response.Frame[marker.Offset], marker.Offset)}
+}
+
+func findNode(n *kwire.Node, match func(*kwire.Node) bool) *kwire.Node {
+	if match(n) {
+		return n
+	}
+	for _, c := range n.Children {
+		if m := findNode(c, match); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+func parentName(root, child *kwire.Node) string {
+	p := findNode(root, func(n *kwire.Node) bool {
+		for _, c := range n.Children {
+			if c == child {
+				return true
+			}
+		}
+		return false
+	})
+	if p == nil {
+		return "?"
+	}
+	return strings.TrimSpace(p.Name)
+}

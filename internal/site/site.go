@@ -1,0 +1,69 @@
+package site
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// Stats says what Write wrote.
+type Stats struct {
+	Pages int   // version pages, not counting the index
+	Bytes int64 // all files, the index included
+}
+
+// Write writes the whole site into dir: index.html and one page per API
+// and version of the registry.
+func Write(dir string, schemas *Schemas) (Stats, error) {
+	var st Stats
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return st, err
+	}
+	opts := RenderOptions{Schemas: schemas}
+	var newest []*Page
+	for _, api := range messages.APIs() {
+		var last *Page
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			p, err := Build(api, v)
+			if err != nil {
+				return st, fmt.Errorf("%s v%d: %w", api.Name, v, err)
+			}
+			n, err := writeFile(filepath.Join(dir, p.FileName()), func(w *bufio.Writer) error { return WritePage(w, p, opts) })
+			if err != nil {
+				return st, err
+			}
+			st.Pages++
+			st.Bytes += n
+			last = p
+		}
+		newest = append(newest, last)
+	}
+	n, err := writeFile(filepath.Join(dir, "index.html"), func(w *bufio.Writer) error { return WriteIndex(w, newest) })
+	st.Bytes += n
+	return st, err
+}
+
+func writeFile(path string, write func(*bufio.Writer) error) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriter(f)
+	if err := write(w); err != nil {
+		f.Close()
+		return 0, err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return 0, err
+	}
+	return info.Size(), f.Close()
+}
