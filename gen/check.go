@@ -25,7 +25,7 @@ func (m *Message) CheckVersions() error {
 // field, nested fields indented.
 func (m *Message) At(v int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s v%d flexible=%v\n", m.Name, v, m.Flexible[v])
+	fmt.Fprintf(&b, "v%d flexible=%v\n", v, m.Flexible[v]) // no name: an API may be renamed
 	var walk func(fs []*MField, depth int)
 	walk = func(fs []*MField, depth int) {
 		for _, f := range fs {
@@ -54,7 +54,7 @@ func (m *Message) At(v int) string {
 // of Message.At.
 func SchemaAt(s *Schema, v int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s v%d flexible=%v\n", s.Name, v, s.flexible.contains(v))
+	fmt.Fprintf(&b, "v%d flexible=%v\n", v, s.flexible.contains(v))
 	var walk func(fs []*Field, depth int)
 	walk = func(fs []*Field, depth int) {
 		for _, f := range fs {

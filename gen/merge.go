@@ -36,6 +36,7 @@ type MField struct {
 	HasCompact bool
 	Default    *string
 	Ignorable  bool
+	MapKey     bool     // the key of its array's elements (a fact kept in the extract)
 	Struct     *MStruct // the struct type of a struct or []struct field
 
 	GoName string
@@ -392,11 +393,11 @@ func (g *merger) mergeField(e *entry, where string, parent *MStruct, commons map
 	f := &MField{
 		Name: e.name, Type: newest.f.Type, Tag: -1,
 		Present: m.newSet(), Nullable: m.newSet(), Tagged: m.newSet(), Compact: m.newSet(),
-		Default: newest.f.defaultText, Ignorable: newest.f.Ignorable,
+		Default: newest.f.defaultText, Ignorable: newest.f.Ignorable, MapKey: newest.f.MapKey,
 	}
 	for _, d := range e.defs {
 		sf := d.f
-		contributes := false
+		contributes, tagged := false, false
 		for v := m.Min; v <= m.Max; v++ {
 			if m.def[v] != d.idx || !sf.versions.contains(v) {
 				continue
@@ -405,6 +406,7 @@ func (g *merger) mergeField(e *entry, where string, parent *MStruct, commons map
 			f.Present[v] = true
 			f.Nullable[v] = sf.nullable.contains(v)
 			f.Tagged[v] = sf.tagged.contains(v)
+			tagged = tagged || f.Tagged[v]
 			if sf.flexible != nil {
 				f.HasCompact = true
 				f.Compact[v] = sf.flexible.contains(v)
@@ -415,7 +417,7 @@ func (g *merger) mergeField(e *entry, where string, parent *MStruct, commons map
 		if !contributes {
 			continue
 		}
-		if sf.tag != nil {
+		if tagged {
 			if f.Tag >= 0 && f.Tag != *sf.tag {
 				return nil, fmt.Errorf("%s: tag %d in %s but %d in a newer source", path, *sf.tag, m.Sources[d.idx].Path, f.Tag)
 			}

@@ -1,8 +1,15 @@
 package messages
 
-// The structs are generated from Apache Kafka's JSON message schemas: the
-// current tree, merged with an older tree for the versions Kafka 4.0
-// removed (a later -schemas directory defines the versions it lists).
-// If this package does not compile, the kwire command cannot run; then
-// `go test ./gen -run TestMessagesPackageUpToDate -update` regenerates it.
-//go:generate go run ../cmd/kwire gen -schemas ../../shared/kafka-schemas-legacy,../../shared/kafka-schemas,../../shared/kafka-schemas-2026 -out . -package messages
+// The structs are generated from schemas/: the facts of Apache Kafka's JSON
+// message schemas (names, types, versions, tags, defaults; no prose), one
+// file per message, merged from three of Kafka's schema sets, newest first:
+// August 2026 (Kafka 4.4), December 2024, and October 2024 for the
+// versions Kafka 4.0 removed. The generator imports only package gen, so
+// a broken messages package can still be regenerated.
+//
+// To refresh schemas/ from Kafka's files (beside the project in ../shared):
+//
+//	go run ./gen/cmd/kwiregen -extract messages/schemas \
+//	    -schemas ../shared/kafka-schemas-legacy,../shared/kafka-schemas,../shared/kafka-schemas-2026
+//
+//go:generate go run ../gen/cmd/kwiregen -schemas schemas -out . -package messages

@@ -1,0 +1,100 @@
+package gen
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// dirList is a -schemas flag: comma-separated and repeatable, in
+// precedence order (later directories win).
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+
+func (d *dirList) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*d = append(*d, p)
+		}
+	}
+	return nil
+}
+
+// Command runs the generator's command line (`kwire gen ARGS`, or the
+// standalone gen/cmd/kwiregen that messages/generate.go runs, which does
+// not import the messages package it writes). Warnings go to stderr.
+func Command(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var dirs dirList
+	fs.Var(&dirs, "schemas", "schema `DIR[,DIR]`; repeatable; a version listed by a later directory is defined by it")
+	out := fs.String("out", ".", "output `DIR`")
+	pkg := fs.String("package", "messages", "Go package `NAME` of the output")
+	kw := fs.String("import-kwire", DefaultKwireImport, "import `PATH` of the kwire codec package")
+	reg := fs.Bool("registry", true, "also write apis.go, the API table (needs the package's hand-written API type)")
+	extract := fs.String("extract", "", "instead of Go, write the merged schemas' facts to `DIR` (one JSON file per message, no prose); DIR then serves as -schemas")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: kwire gen -schemas DIR[,DIR] [-out DIR] [-package NAME] [-import-kwire PATH] [-registry=false]\n"+
+			"       kwire gen -schemas DIR[,DIR] -extract DIR\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("gen: unexpected arguments %q", fs.Args())
+	}
+	if len(dirs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("gen: -schemas is required")
+	}
+	if *extract != "" {
+		return runExtract(dirs, *extract, stderr)
+	}
+	res, err := Generate(Config{SchemaDirs: dirs, Package: *pkg, KwireImport: *kw, Registry: *reg})
+	if err != nil {
+		return fmt.Errorf("gen: %v", err)
+	}
+	printWarnings(stderr, res.Warnings)
+	if err := WriteFiles(*out, res.Files); err != nil {
+		return fmt.Errorf("gen: %v", err)
+	}
+	return nil
+}
+
+func runExtract(dirs []string, out string, stderr io.Writer) error {
+	// The extract directory is rewritten whole: never one of the inputs.
+	for _, d := range dirs {
+		if sameDir(d, out) {
+			return fmt.Errorf("gen: -extract %s is also a -schemas directory", out)
+		}
+	}
+	files, warnings, err := Extract(dirs)
+	if err != nil {
+		return fmt.Errorf("gen: %v", err)
+	}
+	printWarnings(stderr, warnings)
+	if err := WriteExtract(out, files); err != nil {
+		return fmt.Errorf("gen: %v", err)
+	}
+	return nil
+}
+
+func sameDir(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
+}
+
+func printWarnings(w io.Writer, warnings []Warning) {
+	for _, x := range warnings {
+		fmt.Fprintf(w, "kwire gen: warning: %s\n", x)
+	}
+}
