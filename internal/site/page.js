@@ -28,4 +28,6 @@
     });
     sec.addEventListener('mouseleave', clear);
   })(sides[k]);
+  // Marks that the script ran (the Chromium test reads it back).
+  document.documentElement.setAttribute('data-js', 'ready');
 })();
