@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -164,40 +165,46 @@ func TestJSONRecordsSummaryAndDetail(t *testing.T) {
 	}
 }
 
+// fetchOf is a v4 Fetch response with one partition holding records.
+func fetchOf(records []byte) *messages.FetchResponse {
+	return &messages.FetchResponse{Responses: []messages.FetchResponseFetchableTopicResponse{
+		{Topic: "t", Partitions: []messages.FetchResponsePartitionData{{Records: records}}},
+	}}
+}
+
 func TestJSONRecordsPartialAndCorrupt(t *testing.T) {
 	recs, _ := produceRecords(t)
 	// v4 has LastStableOffset but not yet LogStartOffset (v5).
-	part := &messages.FetchResponsePartitionData{Records: recs[:len(recs)-5]} // the gzip batch cut short, as a broker does
-	expectJSON(t, part, 4, fmt.Sprintf(`{"PartitionIndex":0,"ErrorCode":0,"HighWatermark":0,"LastStableOffset":0,"AbortedTransactions":null,`+
-		`"Records":{"Batches":1,"Records":2,"Codec":"none","Bytes":%d,"Partial":true}}`, len(recs)-5))
+	part := fetchOf(recs[:len(recs)-5]) // the gzip batch cut short, as a broker does
+	expectJSON(t, part, 4, fmt.Sprintf(`{"ThrottleTimeMs":0,"Responses":[{"Topic":"t","Partitions":[`+
+		`{"PartitionIndex":0,"ErrorCode":0,"HighWatermark":0,"LastStableOffset":0,"AbortedTransactions":null,`+
+		`"Records":{"Batches":1,"Records":2,"Codec":"none","Bytes":%d,"Partial":true}}]}]}`, len(recs)-5))
 
 	bad := append([]byte(nil), recs...)
 	bad[30] ^= 0xff // inside the first batch: its CRC no longer matches
-	got, err := pretty.JSON(&messages.FetchResponsePartitionData{Records: bad}, 4)
+	type parsed[T any] struct {
+		Responses []struct{ Partitions []struct{ Records T } }
+	}
+	got, err := pretty.JSON(fetchOf(bad), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var parsed struct {
-		Records struct {
-			Batches int
-			Error   string
-		}
-	}
-	if err := json.Unmarshal(got, &parsed); err != nil || parsed.Records.Batches != 0 || parsed.Records.Error == "" {
+	var summary parsed[struct {
+		Batches int
+		Error   string
+	}]
+	if err := json.Unmarshal(got, &summary); err != nil || summary.Responses[0].Partitions[0].Records.Batches != 0 ||
+		!strings.Contains(summary.Responses[0].Partitions[0].Records.Error, "crc mismatch") {
 		t.Errorf("corrupt records: %v %s", err, got)
 	}
-	got, _ = pretty.JSON(&messages.FetchResponsePartitionData{Records: bad}, 4, pretty.WithRecords())
-	if err := json.Unmarshal(got, &struct{}{}); err != nil {
-		t.Errorf("corrupt detail is not JSON: %s", got)
-	}
-	var detail struct {
-		Records struct {
-			Batches []any
-			Error   string
-		}
-	}
-	if json.Unmarshal(got, &detail); len(detail.Records.Batches) != 0 || detail.Records.Error == "" {
-		t.Errorf("corrupt detail: %s", got)
+	got, _ = pretty.JSON(fetchOf(bad), 4, pretty.WithRecords())
+	var detail parsed[struct {
+		Batches []any
+		Error   string
+	}]
+	if err := json.Unmarshal(got, &detail); err != nil || len(detail.Responses[0].Partitions[0].Records.Batches) != 0 ||
+		!strings.Contains(detail.Responses[0].Partitions[0].Records.Error, "crc mismatch") {
+		t.Errorf("corrupt detail: %v %s", err, got)
 	}
 }
 
