@@ -1,6 +1,6 @@
 // Command kwire is kwire's command-line tool: it shows the byte layout of
-// any Kafka message, lists the APIs, and generates tagged structs from
-// Kafka's JSON schemas.
+// any Kafka message, lists the APIs, relays a cluster logging every
+// message, and generates tagged structs from Kafka's JSON schemas.
 package main
 
 import (
@@ -20,6 +20,8 @@ commands:
   decode HEX | decode < FILE        the tree of a captured request frame (hex)
   decode -response -k KEY -v N HEX  ... or of a response frame
   apis                              every API: key, name, versions, flexible from
+  proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
+                                    relay a Kafka cluster, logging every message
   gen -schemas DIR[,DIR] -out DIR -package NAME
                                     tagged structs from Kafka JSON schemas`
 
@@ -48,6 +50,8 @@ func run(args []string, out io.Writer) error {
 		return runSite(args[1:], out)
 	case "apis":
 		return runAPIs(out)
+	case "proxy":
+		return runProxy(args[1:], out)
 	case "gen":
 		return runGen(args[1:])
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,231 @@
+package proxytest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var kwireBin string // built once by TestMain
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kwire-proxytest")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	kwireBin = filepath.Join(dir, "kwire")
+	build := exec.Command("go", "build", "-o", kwireBin, "github.com/kwirelabs/kwire/cmd/kwire")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building kwire:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runningProxy is a `kwire proxy -json` subprocess.
+type runningProxy struct {
+	Addr     string // the bootstrap listener
+	cmd      *exec.Cmd
+	logPath  string
+	mu       sync.Mutex
+	stderr   bytes.Buffer
+	stderrOK chan struct{}
+}
+
+var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> (\S+)$`)
+
+// startProxy runs the proxy in front of upstream; it is stopped with
+// SIGINT at the end of the test (or by Stop).
+func startProxy(t *testing.T, upstream string, extra ...string) *runningProxy {
+	t.Helper()
+	p := &runningProxy{logPath: filepath.Join(t.TempDir(), "proxy.log"), stderrOK: make(chan struct{})}
+	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", p.logPath}, extra...)
+	p.cmd = exec.Command(kwireBin, args...)
+	errs, err := p.cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Start())
+	first := make(chan string, 1)
+	go func() {
+		defer close(p.stderrOK)
+		sc := bufio.NewScanner(errs)
+		n := 0
+		for sc.Scan() {
+			if n == 0 {
+				first <- sc.Text()
+			}
+			n++
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+		}
+		if n == 0 {
+			close(first)
+		}
+	}()
+	select {
+	case line := <-first:
+		m := listening.FindStringSubmatch(line)
+		require.NotNil(t, m, "proxy's first line: %q", line)
+		p.Addr = m[1]
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("the proxy did not say where it listens")
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	return p
+}
+
+// Stop sends SIGINT, requires a clean exit and returns the log.
+func (p *runningProxy) Stop(t *testing.T) []logLine {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		<-p.stderrOK
+		require.NoError(t, err, "proxy exit; stderr:\n%s", p.Stderr())
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("the proxy did not stop on SIGINT")
+	}
+	f, err := os.Open(p.logPath)
+	require.NoError(t, err)
+	defer f.Close()
+	var lines []logLine
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			require.Empty(t, b, "the log ends in a cut line")
+			break
+		}
+		require.NoError(t, err)
+		var l logLine
+		require.NoError(t, json.Unmarshal(b, &l), "log line %s", b)
+		l.raw = b
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func (p *runningProxy) Stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// Listeners are the local addresses the proxy opened, one per upstream
+// broker, from what it printed.
+func (p *runningProxy) Listeners() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(p.Stderr(), "\n") {
+		if m := listening.FindStringSubmatch(line); m != nil {
+			out[m[2]] = m[1]
+		}
+	}
+	return out
+}
+
+// logLine is one line of `kwire proxy -json`.
+type logLine struct {
+	Time          string          `json:"time"`
+	Conn          int             `json:"conn"`
+	Dir           string          `json:"dir"`
+	API           string          `json:"api"`
+	Key           *int16          `json:"key"`
+	Version       *int16          `json:"version"`
+	CorrelationID *int32          `json:"correlation_id"`
+	ClientID      *string         `json:"client_id"`
+	LatencyMs     *float64        `json:"latency_ms"`
+	Undecodable   string          `json:"undecodable"`
+	Note          string          `json:"note"`
+	Body          json.RawMessage `json:"body"`
+	raw           []byte
+}
+
+// checkLog requires that every line decoded, that every request that
+// expects a response got one (paired by connection and correlation id,
+// same API and version) and that every response answers a logged request.
+// It returns the count of requests by API name.
+func checkLog(t *testing.T, lines []logLine) map[string]int {
+	t.Helper()
+	type id struct {
+		conn int
+		corr int32
+	}
+	pending := map[id]logLine{}
+	byAPI := map[string]int{}
+	for _, l := range lines {
+		require.Empty(t, l.Undecodable, "undecodable: %s", l.raw)
+		require.Contains(t, []string{"request", "response"}, l.Dir, "%s", l.raw)
+		require.NotNil(t, l.Key, "%s", l.raw)
+		require.NotNil(t, l.CorrelationID, "%s", l.raw)
+		require.NotEmpty(t, l.Body, "no body: %s", l.raw)
+		k := id{l.Conn, *l.CorrelationID}
+		switch l.Dir {
+		case "request":
+			byAPI[l.API]++
+			if strings.HasPrefix(l.Note, "no response expected") {
+				continue
+			}
+			_, dup := pending[k]
+			require.False(t, dup, "correlation id reused in flight: %s", l.raw)
+			pending[k] = l
+		case "response":
+			req, ok := pending[k]
+			require.True(t, ok, "a response to no request: %s", l.raw)
+			require.Equal(t, req.API, l.API, "%s", l.raw)
+			require.Equal(t, *req.Version, *l.Version, "%s", l.raw)
+			require.NotNil(t, l.LatencyMs, "%s", l.raw)
+			delete(pending, k)
+		}
+	}
+	// Requests the client had in flight when it closed the connection
+	// may go unanswered; a Kafka client waits for what it needs.
+	var open []string
+	for _, l := range pending {
+		open = append(open, string(l.raw))
+	}
+	sort.Strings(open)
+	for _, o := range open {
+		require.Contains(t, []string{"Fetch", "Heartbeat", "ConsumerGroupHeartbeat"}, apiOf(o),
+			"a request without a response (only a long-polling Fetch or a heartbeat may be cut off at close): %s", o)
+	}
+	return byAPI
+}
+
+func apiOf(raw string) string {
+	var l logLine
+	json.Unmarshal([]byte(raw), &l)
+	return l.API
+}
+
+func withTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
