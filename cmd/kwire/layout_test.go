@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,69 +15,6 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
-
-const referencePage = "../../../shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt"
-
-// pageNode is one node of the reference page's object tree.
-type pageNode struct {
-	name         string
-	offset, size int
-}
-
-// nodeRE finds "+-- NAME ... [0xOFFSET, SIZEB]" in the page's tree; the
-// first node has no "+-- " in front.
-var nodeRE = regexp.MustCompile(`(?:\+-- |^)(\S+) .*?\[0x([0-9a-f]+), (\d+)B\]`)
-
-func parsePageTree(t *testing.T, tree string) []pageNode {
-	var out []pageNode
-	for _, part := range strings.Split(tree, "+-- ") {
-		m := nodeRE.FindStringSubmatch(strings.TrimSpace(part))
-		if m == nil {
-			continue
-		}
-		off, _ := strconv.ParseInt(m[2], 16, 32)
-		size, _ := strconv.Atoi(m[3])
-		out = append(out, pageNode{name: m[1], offset: int(off), size: size})
-	}
-	return out
-}
-
-// TestLayoutMatchesReferencePage checks the request tree against the
-// page's, node for node: same order, offsets and sizes, and the same names
-// once the page's GroupId style is spelled GroupID.
-func TestLayoutMatchesReferencePage(t *testing.T) {
-	page, err := os.ReadFile(referencePage)
-	if os.IsNotExist(err) {
-		t.Skip("the reference page is not beside the project (../shared/spec)")
-	}
-	require.NoError(t, err)
-	text := string(page)
-	start := strings.Index(text, "ConsumerGroupHeartbeatRequest message v1")
-	end := strings.Index(text, "kafka message schema")
-	require.True(t, start >= 0 && end > start, "page layout changed")
-	want := parsePageTree(t, text[start:end])
-	require.Len(t, want, 30)
-
-	var out bytes.Buffer
-	require.NoError(t, run([]string{"layout", "ConsumerGroupHeartbeatRequest", "-v", "1"}, &out))
-	var got []pageNode
-	for _, line := range strings.Split(out.String(), "\n") {
-		m := regexp.MustCompile(`^[| ]*(?:\+-- )?(\S+) .*\[0x([0-9a-f]+), (\d+)B\]$`).FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		off, _ := strconv.ParseInt(m[2], 16, 32)
-		size, _ := strconv.Atoi(m[3])
-		got = append(got, pageNode{name: m[1], offset: int(off), size: size})
-	}
-	require.Len(t, got, len(want))
-	for i := range want {
-		w := want[i]
-		w.name = strings.ReplaceAll(w.name, "Id", "ID")
-		assert.Equal(t, w, got[i], "node %d", i)
-	}
-	assert.Contains(t, out.String(), "0000  00 00 00 33 00 44 00 01")
-}
 
 func TestLayoutErrors(t *testing.T) {
 	var out bytes.Buffer
