@@ -3,7 +3,6 @@ package record
 import (
 	"encoding/binary"
 	"hash/crc32"
-	"slices"
 )
 
 // RecordBatch v2 header layout. Every entry of a record set, whatever its
@@ -15,6 +14,7 @@ const (
 	batchCRCPos     = 17
 	batchAttrsPos   = 21 // the CRC covers from here to the end
 	batchHeaderLen  = 61
+	batchCountPos   = batchHeaderLen - 4
 	minRecordLenV2  = 7 // a varint each: length, timestamp and offset deltas, key, value, header count; plus attributes
 	minBatchLength  = batchHeaderLen - entryOverhead
 	maxBatchByteLen = 1<<31 - 1
@@ -50,35 +50,58 @@ type Batch struct {
 
 	// pos is Raw's offset in the reader's input, for errors.
 	pos int
-	// records is the v2 records section, decompressed if the batch was
-	// compressed; compressed records whether it is a decompression buffer.
+	// records is the records section: for v2 the records, for a legacy
+	// entry its message set (the entry itself, or a wrapper's inner set),
+	// checked by the Reader; compressed records whether it is a
+	// decompression buffer rather than a part of Raw.
 	records    []byte
 	compressed bool
-	// legacy holds the records of a magic 0/1 entry, decoded up front:
-	// legacy data is rare, so simplicity beats laziness there.
-	legacy []Record
+	// maxHeaders is the Reader's MaxHeaders.
+	maxHeaders int
 }
 
 // LastOffset is the offset of the batch's last record.
 func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
 
-// Records decodes all the batch's records into a new slice. Keys and values
-// alias the input (or, for a compressed batch, its decompressed buffer).
+// Records decodes all the batch's records into a new slice, and their
+// headers into one shared array. Keys and values alias the input (or, for
+// a compressed batch, its decompressed buffer). It allocates what it
+// returns and nothing else: the slice is sized from what the bytes can
+// hold, never from the count the batch claims.
 func (b *Batch) Records() ([]Record, error) {
-	if b.Magic < 2 {
-		return slices.Clone(b.legacy), nil
-	}
-	out := make([]Record, 0, b.NumRecords) // NumRecords was checked against the bytes
+	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
+	headers := 0
 	it := b.Iter()
 	for it.Next() {
-		out = append(out, *it.Record())
+		out = append(out, *it.RecordWithoutHeaders())
+		headers += it.headerCount
 	}
-	return out, it.Err()
+	if it.Err() != nil || headers == 0 {
+		return out, it.Err()
+	}
+	// A second pass decodes the headers into one array sized exactly.
+	slab := make([]Header, headers)
+	it = b.Iter()
+	for i := 0; it.Next(); i++ {
+		n := it.headerCount
+		out[i].Headers = it.appendHeaders(slab[:0:n])
+		slab = slab[n:]
+	}
+	return out, nil
+}
+
+// minRecordLen is the size of the smallest record of a batch of magic m.
+func minRecordLen(m int8) int {
+	if m < 2 {
+		return minLegacyEntryV0
+	}
+	return minRecordLenV2
 }
 
 // parseBatchV2 decodes the RecordBatch entry, whose length is already known
-// to fit, at byte pos of the input; it checks the CRC and decompresses.
-func parseBatchV2(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
+// to fit, at byte pos of the input; it checks the CRC and the record count,
+// then decompresses.
+func parseBatchV2(entry []byte, pos int, lim limits) (*Batch, error) {
 	if len(entry) < batchHeaderLen {
 		return nil, errAt(pos+8, ErrInvalidLength, "batch length %d (minimum %d)", len(entry)-entryOverhead, minBatchLength)
 	}
@@ -99,6 +122,7 @@ func parseBatchV2(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
 		NumRecords:           d.int32(""),
 		Raw:                  entry,
 		pos:                  pos,
+		maxHeaders:           lim.headers,
 	}
 	if got := crc32.Checksum(entry[batchAttrsPos:], castagnoli); got != b.CRC {
 		return nil, errAt(pos+batchCRCPos, ErrCRCMismatch, "batch crc: stored %#08x, computed %#08x", b.CRC, got)
@@ -107,20 +131,37 @@ func parseBatchV2(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
 	if !codec.known() {
 		return nil, errAt(pos+batchAttrsPos, ErrUnknownCodec, "batch attributes codec %d", codec)
 	}
+	// The count must be possible in the bytes at hand, and within the
+	// limit; a compressed batch is refused before it is decompressed, as
+	// a few KiB of zstd hold millions of minimal records.
 	b.records = entry[batchHeaderLen:]
+	if codec == CodecNone || b.NumRecords < 0 {
+		if err := b.checkCount(); err != nil {
+			return nil, err
+		}
+	}
+	if int(b.NumRecords) > lim.records {
+		return nil, errAt(pos+batchCountPos, ErrTooLarge, "batch record count %d (limit %d)", b.NumRecords, lim.records)
+	}
 	if codec != CodecNone {
-		out, sentinel, cause := decompress(nil, codec, b.records, maxDecompressed)
+		out, sentinel, cause := decompress(nil, codec, b.records, lim.decompressed)
 		if sentinel != nil {
-			return nil, &Error{Offset: pos + batchHeaderLen, InnerOffset: -1, What: codec.String() + " records", Err: sentinel, Cause: cause}
+			return nil, decompressError(pos+batchHeaderLen, codec.String()+" records", sentinel, cause)
 		}
 		b.records, b.compressed = out, true
-	}
-	// The count must be possible in the bytes at hand, so Records can
-	// size its slice from it without trusting the input.
-	if b.NumRecords < 0 || int(b.NumRecords) > len(b.records)/minRecordLenV2 {
-		return nil, errAt(pos+batchHeaderLen-4, ErrInvalidLength, "batch record count %d for %d bytes of records", b.NumRecords, len(b.records))
+		if err := b.checkCount(); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
+}
+
+// checkCount checks that the records section can hold NumRecords records.
+func (b *Batch) checkCount() error {
+	if b.NumRecords < 0 || int(b.NumRecords) > len(b.records)/minRecordLenV2 {
+		return errAt(b.pos+batchCountPos, ErrInvalidLength, "batch record count %d for %d bytes of records", b.NumRecords, len(b.records))
+	}
+	return nil
 }
 
 // putBatchHeader writes b's header fields into the first 61 bytes of entry,

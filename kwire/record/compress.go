@@ -46,13 +46,13 @@ func Compress(dst []byte, codec Codec, src []byte) ([]byte, error) {
 
 // Decompress appends the decompressed form of src to dst. It fails with
 // ErrTooLarge as soon as more than limit bytes come out (limit <= 0 means
-// DefaultMaxDecompressedSize); memory use stays within about twice the
+// DefaultMaxDecompressedSize, math.MaxInt no limit); memory use stays within about twice the
 // output actually produced. Snappy input may be xerial-framed or raw.
 // Errors are *Error with Offset 0: the position is the caller's to know.
 func Decompress(dst []byte, codec Codec, src []byte, limit int) ([]byte, error) {
 	out, sentinel, cause := decompress(dst, codec, src, limit)
 	if sentinel != nil {
-		return dst, &Error{InnerOffset: -1, What: codec.String() + " data", Err: sentinel, Cause: cause}
+		return dst, decompressError(0, codec.String()+" data", sentinel, cause)
 	}
 	return out, nil
 }
@@ -60,9 +60,7 @@ func Decompress(dst []byte, codec Codec, src []byte, limit int) ([]byte, error) 
 // decompress returns the sentinel and cause separately so that callers can
 // place the error at their own offset.
 func decompress(dst []byte, codec Codec, src []byte, limit int) (out []byte, sentinel, cause error) {
-	if limit <= 0 {
-		limit = DefaultMaxDecompressedSize
-	}
+	limit = min(orDefault(limit, DefaultMaxDecompressedSize), noLimit)
 	var err error
 	switch codec {
 	case CodecNone:
@@ -110,7 +108,7 @@ func readLimited(dst []byte, r io.Reader, limit int, sizeHint int) ([]byte, erro
 		if len(dst) == cap(dst) {
 			grow := max(len(dst)-start, 4096)
 			// One byte past the limit is enough to tell a bomb.
-			grow = min(grow, start+limit+1-len(dst))
+			grow = min(grow, limit-(len(dst)-start)+1)
 			dst = slices.Grow(dst, grow)
 		}
 		n, err := r.Read(dst[len(dst):cap(dst)])

@@ -17,16 +17,25 @@
 // CRCs and lengths, and decompresses. A broker cuts the last batch of a
 // Fetch response short at its size limit; the Reader stops before it and
 // says so through Partial, which is not an error. Keys, values and header
-// values alias the input, or the batch's decompressed buffer, so iterating
-// copies nothing but header keys (strings).
+// values alias the input, or the batch's decompressed buffer.
+//
+// A batch's RecordIter checks each record, headers included, without
+// building anything: RecordWithoutHeaders and Headers read a batch with no
+// allocation beyond its decompressed bytes. Record builds one record's
+// headers; Records builds them all, allocating what it returns and nothing
+// more. A legacy wrapper's inner messages are decoded the same way, one at
+// a time.
 //
 // Hostile input is expected: no input panics the reader or loops it; every
 // length is checked against the bytes that remain before it is used; and
-// decompression stops with ErrTooLarge past Reader.MaxDecompressedSize
-// (DefaultMaxDecompressedSize, 64 MiB, by default). Errors are *Error
-// values that give the byte offset and wrap a sentinel (ErrCRCMismatch,
-// ErrTruncated, ErrBadVarint, ErrInvalidLength, ErrTooLarge,
-// ErrUnknownCodec, ErrUnknownMagic, ErrCorrupt) for errors.Is.
+// each batch is held to the Reader's limits: MaxDecompressedSize
+// (DefaultMaxDecompressedSize, 64 MiB), MaxRecords (DefaultMaxRecords,
+// 1 Mi; a compressed batch claiming more is refused before it is
+// decompressed) and MaxHeaders (DefaultMaxHeaders, 4 Mi), so that a few KiB
+// of zstd cannot stand for millions of records. math.MaxInt lifts a limit.
+// Errors are *Error values that give the byte offset and wrap a sentinel
+// (ErrCRCMismatch, ErrTruncated, ErrBadVarint, ErrInvalidLength,
+// ErrTooLarge, ErrUnknownCodec, ErrUnknownMagic, ErrCorrupt) for errors.Is.
 //
 // # Building
 //

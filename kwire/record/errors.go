@@ -19,9 +19,10 @@ var (
 	// ErrInvalidLength: a length or count is negative, below the minimum,
 	// larger than the bytes that remain, or disagrees with what was read.
 	ErrInvalidLength = errors.New("invalid length")
-	// ErrTooLarge: decompressed data exceeds the configured limit (a
-	// decompression bomb, or a limit set too low).
-	ErrTooLarge = errors.New("decompressed size exceeds limit")
+	// ErrTooLarge: a batch exceeds one of the Reader's limits: its
+	// decompressed size, its record count or its header count (a bomb, or
+	// a limit set too low).
+	ErrTooLarge = errors.New("exceeds the limit")
 	// ErrUnknownCodec: the compression codec bits name no known codec.
 	ErrUnknownCodec = errors.New("unknown compression codec")
 	// ErrUnknownMagic: the magic byte is not 0, 1 or 2.
@@ -74,4 +75,13 @@ func (e *Error) Unwrap() []error {
 // errAt builds an *Error for bytes of the outer input.
 func errAt(offset int, sentinel error, format string, args ...any) *Error {
 	return &Error{Offset: offset, InnerOffset: -1, What: fmt.Sprintf(format, args...), Err: sentinel}
+}
+
+// decompressError places a decompression failure of what (say "zstd
+// records") at offset.
+func decompressError(offset int, what string, sentinel, cause error) *Error {
+	if sentinel == ErrTooLarge {
+		what = "decompressed size of " + what
+	}
+	return &Error{Offset: offset, InnerOffset: -1, What: what, Err: sentinel, Cause: cause}
 }

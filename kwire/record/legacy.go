@@ -59,9 +59,10 @@ func decodeLegacyMessage(entry []byte) (m legacyMessage, d decoder) {
 	return m, d
 }
 
-// parseLegacy decodes the top-level legacy entry at byte pos of the input,
-// decompressing and decoding a wrapper's inner messages.
-func parseLegacy(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
+// parseLegacy decodes the top-level legacy entry at byte pos of the input.
+// A wrapper is decompressed and its inner messages checked and counted, but
+// not decoded: the batch's iterator does that, one message at a time.
+func parseLegacy(entry []byte, pos int, lim limits) (*Batch, error) {
 	m, d := decodeLegacyMessage(entry)
 	if !d.ok() {
 		return nil, errAt(pos+d.failPos, d.failErr, "legacy %s", d.failWhat)
@@ -84,8 +85,8 @@ func parseLegacy(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
 	}
 	codec := attrs.Codec()
 	if codec == CodecNone {
-		b.NumRecords = 1
-		b.legacy = []Record{{Offset: m.offset, Timestamp: m.timestamp, Key: m.key, Value: m.value, Attributes: m.attributes}}
+		// A message set of one: the entry itself.
+		b.NumRecords, b.records = 1, entry
 		return b, nil
 	}
 	if codec == CodecZstd || !codec.known() {
@@ -94,23 +95,30 @@ func parseLegacy(entry []byte, pos int, maxDecompressed int) (*Batch, error) {
 	if codec == CodecLZ4 && m.magic == 0 {
 		m.value = withCorrectLZ4HeaderChecksum(m.value)
 	}
-	inner, sentinel, cause := decompress(nil, codec, m.value, maxDecompressed)
+	inner, sentinel, cause := decompress(nil, codec, m.value, lim.decompressed)
 	if sentinel != nil {
-		return nil, &Error{Offset: pos, InnerOffset: -1, What: "legacy wrapper " + codec.String() + " value", Err: sentinel, Cause: cause}
+		return nil, decompressError(pos, "legacy wrapper "+codec.String()+" value", sentinel, cause)
 	}
-	if err := b.decodeInner(inner, m); err != nil {
+	b.records, b.compressed = inner, true
+	if err := b.checkInner(m, lim.records); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// decodeInner fills b's records from the wrapper's decompressed message set.
-func (b *Batch) decodeInner(inner []byte, wrapper legacyMessage) error {
-	innerErr := func(at int, sentinel error, what string) error {
-		e := errAt(b.pos, sentinel, "legacy inner %s", what)
+// checkInner walks the wrapper's decompressed message set, checking every
+// message, and sets the batch's count, offsets and base timestamp from it.
+// It keeps nothing, so a bomb of millions of messages costs only its
+// decompressed bytes.
+func (b *Batch) checkInner(wrapper legacyMessage, maxRecords int) error {
+	inner := b.records
+	innerErr := func(at int, sentinel error, format string, args ...any) error {
+		e := errAt(b.pos, sentinel, "legacy inner "+format, args...)
 		e.InnerOffset = at
 		return e
 	}
+	var first, last legacyMessage
+	n := 0
 	for at := 0; at < len(inner); {
 		rest := inner[at:]
 		if len(rest) < minLegacyEntryV0 {
@@ -122,34 +130,37 @@ func (b *Batch) decodeInner(inner []byte, wrapper legacyMessage) error {
 		}
 		m, d := decodeLegacyMessage(rest[:entryOverhead+int(size)])
 		if !d.ok() {
-			return innerErr(at+d.failPos, d.failErr, d.failWhat)
+			return innerErr(at+d.failPos, d.failErr, "%s", d.failWhat)
 		}
 		if m.magic > 1 || Attributes(uint8(m.attributes)).Codec() != CodecNone {
 			return innerErr(at+legacyMagicPos, ErrCorrupt, "message: nested compression or bad magic")
 		}
-		ts := m.timestamp
-		if wrapper.magic >= 1 && Attributes(uint8(wrapper.attributes)).TimestampType() == LogAppendTime {
-			ts = wrapper.timestamp
+		if n == maxRecords {
+			return innerErr(at, ErrTooLarge, "message count (limit %d)", maxRecords)
 		}
-		b.legacy = append(b.legacy, Record{Offset: m.offset, Timestamp: ts, Key: m.key, Value: m.value, Attributes: m.attributes})
+		if n == 0 {
+			first = m
+		}
+		last = m
+		n++
 		at += entryOverhead + int(size)
 	}
-	if len(b.legacy) == 0 {
+	if n == 0 {
 		return innerErr(0, ErrInvalidLength, "message set is empty")
 	}
+	shift := int64(0)
 	if wrapper.magic >= 1 {
 		// Relative inner offsets count back from the wrapper's, which is
 		// the last message's absolute offset.
-		shift := wrapper.offset - b.legacy[len(b.legacy)-1].Offset
-		for i := range b.legacy {
-			b.legacy[i].Offset += shift
-		}
+		shift = wrapper.offset - last.offset
 	}
-	first, last := b.legacy[0], b.legacy[len(b.legacy)-1]
-	b.BaseOffset = first.Offset
-	b.LastOffsetDelta = int32(last.Offset - first.Offset)
-	b.BaseTimestamp = first.Timestamp
-	b.NumRecords = int32(len(b.legacy))
+	b.BaseOffset = first.offset + shift
+	b.LastOffsetDelta = int32(last.offset - first.offset)
+	b.BaseTimestamp = first.timestamp
+	if wrapper.magic >= 1 && b.Attributes.TimestampType() == LogAppendTime {
+		b.BaseTimestamp = wrapper.timestamp
+	}
+	b.NumRecords = int32(n)
 	return nil
 }
 

@@ -14,8 +14,17 @@ import (
 // Batches alias data: keep data alive and unchanged while they are in use.
 type Reader struct {
 	// MaxDecompressedSize limits the decompressed size of one batch (or
-	// legacy wrapper); <= 0 means DefaultMaxDecompressedSize.
+	// legacy wrapper); <= 0 means DefaultMaxDecompressedSize and
+	// math.MaxInt no limit.
 	MaxDecompressedSize int
+	// MaxRecords limits the records of one batch (the inner messages of a
+	// legacy wrapper); <= 0 means DefaultMaxRecords. Next refuses a batch
+	// that claims more before decompressing it.
+	MaxRecords int
+	// MaxHeaders limits the headers of one batch, all its records
+	// together; <= 0 means DefaultMaxHeaders. The batch's iterator (and
+	// Records) stops at the record that passes it.
+	MaxHeaders int
 
 	data    []byte
 	pos     int
@@ -59,9 +68,9 @@ func (r *Reader) Next() (*Batch, error) {
 	var b *Batch
 	switch magic := int8(entry[magicPos]); magic {
 	case 2:
-		b, r.err = parseBatchV2(entry, r.pos, r.MaxDecompressedSize)
+		b, r.err = parseBatchV2(entry, r.pos, r.limits())
 	case 0, 1:
-		b, r.err = parseLegacy(entry, r.pos, r.MaxDecompressedSize)
+		b, r.err = parseLegacy(entry, r.pos, r.limits())
 	default:
 		r.err = errAt(r.pos+magicPos, ErrUnknownMagic, "magic %d", magic)
 	}

@@ -1,5 +1,7 @@
 package record
 
+import "encoding/binary"
+
 // Header is a record header. A nil Value is null on the wire.
 type Header struct {
 	Key   string
@@ -32,22 +34,107 @@ type Record struct {
 //		...
 //	}
 //	if err := it.Err(); err != nil { ... }
+//
+// Next checks each record, headers included, but builds nothing: with
+// RecordWithoutHeaders and Headers a batch is read without allocating.
 type RecordIter struct {
 	batch *Batch
 	dec   decoder
 	index int
 	rec   Record
 	err   error
+
+	// headerBytes holds the current record's headerCount headers, checked
+	// by Next; headersLeft is what the batch's header limit still allows.
+	headerBytes []byte
+	headerCount int
+	headersLeft int
+	// lastHeaders are the headers Record last built: header keys repeat
+	// from record to record, and their strings are reused.
+	lastHeaders []Header
+	// shift turns a legacy message's offset into the record's.
+	shift int64
 }
 
 // Iter returns an iterator over the batch's records.
 func (b *Batch) Iter() RecordIter {
-	return RecordIter{batch: b, dec: decoder{b: b.records}}
+	it := RecordIter{batch: b, dec: decoder{b: b.records}, headersLeft: orDefault(b.maxHeaders, DefaultMaxHeaders)}
+	if b.Magic < 2 && len(b.records) >= 8 {
+		// Magic 1 wrappers number their inner messages from 0; the batch's
+		// BaseOffset is the first one's absolute offset.
+		it.shift = b.BaseOffset - int64(binary.BigEndian.Uint64(b.records))
+	}
+	return it
 }
 
-// Record is the current record. The iterator reuses it: its fields stay
-// valid, but the *Record is overwritten by the next call to Next.
-func (it *RecordIter) Record() *Record { return &it.rec }
+// Record is the current record, its headers decoded into a new slice. The
+// iterator reuses the Record: its fields stay valid, but the *Record is
+// overwritten by the next call to Next.
+func (it *RecordIter) Record() *Record {
+	if it.rec.Headers == nil && it.headerCount > 0 {
+		it.rec.Headers = it.appendHeaders(make([]Header, 0, it.headerCount))
+		it.lastHeaders = it.rec.Headers
+	}
+	return &it.rec
+}
+
+// RecordWithoutHeaders is the current record with nil Headers, allocating
+// nothing; Headers walks the headers.
+func (it *RecordIter) RecordWithoutHeaders() *Record {
+	r := &it.rec
+	if r.Headers != nil {
+		r.Headers = nil
+	}
+	return r
+}
+
+// Headers walks the current record's headers without allocating.
+func (it *RecordIter) Headers() HeaderIter {
+	return HeaderIter{dec: decoder{b: it.headerBytes}, left: it.headerCount}
+}
+
+// appendHeaders decodes the current record's headers onto dst.
+func (it *RecordIter) appendHeaders(dst []Header) []Header {
+	h := it.Headers()
+	for i := 0; h.Next(); i++ {
+		key := ""
+		if i < len(it.lastHeaders) && it.lastHeaders[i].Key == string(h.Key()) {
+			key = it.lastHeaders[i].Key
+		} else {
+			key = string(h.Key())
+		}
+		dst = append(dst, Header{Key: key, Value: h.Value()})
+	}
+	it.lastHeaders = dst
+	return dst
+}
+
+// HeaderIter walks a record's headers, which its RecordIter has checked.
+// Keys and values alias the batch's bytes.
+type HeaderIter struct {
+	dec        decoder
+	left       int
+	key, value []byte
+}
+
+// Len is the number of headers not yet walked.
+func (h *HeaderIter) Len() int { return h.left }
+
+// Next moves to the next header and reports whether there was one.
+func (h *HeaderIter) Next() bool {
+	if h.left <= 0 {
+		return false
+	}
+	h.left--
+	h.key, h.value = h.dec.varBytes(""), h.dec.varBytes("")
+	return h.dec.ok()
+}
+
+// Key is the current header's key.
+func (h *HeaderIter) Key() []byte { return h.key }
+
+// Value is the current header's value; nil is null.
+func (h *HeaderIter) Value() []byte { return h.value }
 
 // Err is the error that stopped the iteration, or nil at the normal end.
 func (it *RecordIter) Err() error { return it.err }
@@ -55,18 +142,23 @@ func (it *RecordIter) Err() error { return it.err }
 // Next decodes the next record and reports whether there was one.
 func (it *RecordIter) Next() bool {
 	b := it.batch
-	if it.err != nil || it.index >= int(b.NumRecords) {
-		if it.err == nil && b.Magic >= 2 && it.dec.pos != len(it.dec.b) {
+	if it.err != nil {
+		return false
+	}
+	if it.index >= int(b.NumRecords) {
+		if b.Magic >= 2 && it.dec.pos != len(it.dec.b) {
 			it.err = it.errAt(it.dec.pos, ErrInvalidLength, "%d bytes after the last record", len(it.dec.b)-it.dec.pos)
 		}
 		return false
 	}
+	it.rec.Headers, it.headerBytes, it.headerCount = nil, nil, 0
+	var ok bool
 	if b.Magic < 2 {
-		it.rec = b.legacy[it.index]
-		it.index++
-		return true
+		ok = it.decodeLegacy()
+	} else {
+		ok = it.decodeV2()
 	}
-	if !it.decodeV2() {
+	if !ok {
 		d := &it.dec
 		it.err = it.errAt(d.failPos, d.failErr, "record %d %s", it.index, d.failWhat)
 		return false
@@ -75,8 +167,35 @@ func (it *RecordIter) Next() bool {
 	return true
 }
 
+// decodeLegacy reads the next message of a legacy entry's message set.
+func (it *RecordIter) decodeLegacy() bool {
+	d, b := &it.dec, it.batch
+	at := d.pos
+	d.take(8, "offset")
+	size := d.int32("message size")
+	if d.ok() && (size < minLegacySizeV0 || int(size) > len(d.b)-d.pos) {
+		d.fail(at+8, ErrInvalidLength, "message size")
+	}
+	if !d.ok() {
+		return false
+	}
+	m, md := decodeLegacyMessage(d.b[at : d.pos+int(size)])
+	d.pos += int(size)
+	if !md.ok() {
+		d.fail(at+md.failPos, md.failErr, md.failWhat)
+		return false
+	}
+	ts := m.timestamp
+	if b.Magic >= 1 && b.Attributes.TimestampType() == LogAppendTime {
+		ts = b.MaxTimestamp // a wrapper's timestamp
+	}
+	it.rec = Record{Offset: m.offset + it.shift, Timestamp: ts, Key: m.key, Value: m.value, Attributes: m.attributes}
+	return true
+}
+
 // decodeV2 reads one record: the varint length, then exactly that many
-// bytes of attributes, deltas, key, value and headers.
+// bytes of attributes, deltas, key, value and headers. The headers are
+// checked and counted against the batch's limit, not decoded.
 func (it *RecordIter) decodeV2() bool {
 	d, b, r := &it.dec, it.batch, &it.rec
 	lenPos := d.pos
@@ -102,25 +221,30 @@ func (it *RecordIter) decodeV2() bool {
 	if d.ok() && (count < 0 || int(count) > (len(d.b)-d.pos)/2) {
 		d.fail(countPos, ErrInvalidLength, "header count")
 	}
-	r.Headers = nil
-	if d.ok() && count > 0 {
-		r.Headers = make([]Header, count)
-		for i := range r.Headers {
-			keyPos := d.pos
-			key := d.varBytes("header key")
-			if d.ok() && key == nil {
-				d.fail(keyPos, ErrCorrupt, "header key is null")
-			}
-			r.Headers[i] = Header{Key: string(key), Value: d.varBytes("header value")}
+	if d.ok() && int(count) > it.headersLeft {
+		d.fail(countPos, ErrTooLarge, "header count: the batch passes its header limit")
+	}
+	headersAt := d.pos
+	for range count {
+		if !d.ok() {
+			break
 		}
+		keyPos := d.pos
+		if key := d.varBytes("header key"); d.ok() && key == nil {
+			d.fail(keyPos, ErrCorrupt, "header key is null")
+		}
+		d.varBytes("header value")
 	}
 	if d.ok() && d.pos != len(d.b) {
 		d.fail(lenPos, ErrInvalidLength, "length (does not match its fields)")
 	}
+	it.headerBytes = d.b[headersAt:d.pos]
 	d.b = all
 	if !d.ok() {
 		return false
 	}
+	it.headerCount = int(count)
+	it.headersLeft -= int(count)
 	r.Offset = b.BaseOffset + int64(offsetDelta)
 	if b.Attributes.TimestampType() == LogAppendTime {
 		r.Timestamp = b.MaxTimestamp
@@ -138,7 +262,8 @@ func (it *RecordIter) errAt(pos int, sentinel error, format string, args ...any)
 		e.InnerOffset = pos
 		return e
 	}
-	return errAt(b.pos+batchHeaderLen+pos, sentinel, format, args...)
+	// An uncompressed records section is the tail of the entry.
+	return errAt(b.pos+len(b.Raw)-len(b.records)+pos, sentinel, format, args...)
 }
 
 // appendRecordV2 encodes r as a record of a v2 batch.
