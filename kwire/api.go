@@ -52,6 +52,9 @@ func Size(msg any, version int16) (int, error) {
 func Unmarshal(data []byte, msg any, version int16) error {
 	pl, p := cachedRootPlan(msg, version)
 	if pl == nil {
+		pl, p = lookupRootPlan(msg, version)
+	}
+	if pl == nil {
 		rv := reflect.ValueOf(msg)
 		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 			return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
@@ -77,8 +80,16 @@ func Unmarshal(data []byte, msg any, version int16) error {
 
 // messagePlan finds the plan and the struct address of msg. A struct
 // passed by value is copied to the heap once; pass a pointer to avoid it.
+// The common call (a pointer whose plan is cached) is inlined.
 func messagePlan(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
 	if pl, p := cachedRootPlan(msg, version); pl != nil {
+		return pl, p, nil
+	}
+	return messagePlanSlow(msg, version, op)
+}
+
+func messagePlanSlow(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
+	if pl, p := lookupRootPlan(msg, version); pl != nil {
 		return pl, p, nil
 	}
 	rv := reflect.ValueOf(msg)
@@ -121,7 +132,24 @@ func hotSlot(typ unsafe.Pointer) *atomic.Pointer[rootPlans] {
 	return &hotRoots[(uintptr(typ)>>5)%uintptr(len(hotRoots))]
 }
 
+// cachedRootPlan returns the plan of msg at version and msg's data
+// pointer when msg is a non-nil pointer whose plan sits in hotRoots, else
+// (nil, nil). It is small enough to be inlined into every entry point.
 func cachedRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
+	e := (*eface)(unsafe.Pointer(&msg))
+	r := hotSlot(e.typ).Load()
+	if r != nil && r.typ == e.typ && e.data != nil && uint16(version) < uint16(len(r.plans)) {
+		return r.plans[version].Load(), e.data
+	}
+	return nil, nil
+}
+
+// lookupRootPlan is cachedRootPlan behind a miss in hotRoots: it finds
+// msg's plans in rootCache and puts them in hotRoots.
+func lookupRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
+	if pl, p := cachedRootPlan(msg, version); pl != nil {
+		return pl, p
+	}
 	if version < 0 || version >= 64 {
 		return nil, nil
 	}
@@ -129,16 +157,12 @@ func cachedRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
 	if e.data == nil {
 		return nil, nil
 	}
-	slot := hotSlot(e.typ)
-	r := slot.Load()
-	if r == nil || r.typ != e.typ {
-		v, ok := rootCache.Load(reflect.TypeOf(msg))
-		if !ok {
-			return nil, nil
-		}
-		r = v.(*rootPlans)
-		slot.Store(r)
+	v, ok := rootCache.Load(reflect.TypeOf(msg))
+	if !ok {
+		return nil, nil
 	}
+	r := v.(*rootPlans)
+	hotSlot(e.typ).Store(r)
 	return r.plans[version].Load(), e.data
 }
 

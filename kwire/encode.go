@@ -16,48 +16,174 @@ type sliceHeader struct {
 
 const maxInt16String = math.MaxInt16
 
-// encodeStruct appends the struct at p as plan pl describes it.
+// encodeStruct appends the struct at p as plan pl describes it, running
+// the plan's compiled program (program.go).
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
-	for i := range pl.absent {
-		o := &pl.absent[i]
-		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
-			return b, within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
+	if !pl.absentChecksFlat || !checksPass(pl.absentChecks, p) {
+		if err := checkAbsent(pl, p); err != nil {
+			return b, err
 		}
 	}
 	var err error
-	for i := range pl.hot {
-		o := &pl.hot[i]
-		switch o.kind {
-		case kFixedRun:
-			b = encodeFixedRun(b, o, p)
-			continue
-		case kArray:
-			b, err = encodeArray(b, o, (*sliceHeader)(fieldPtr(p, o.offset)))
-		case kString:
-			b, err = appendString(b, o, *(*string)(fieldPtr(p, o.offset)))
-		case kInt32:
-			b = appendInt32(b, *(*int32)(fieldPtr(p, o.offset)))
-			continue
-		case kNullString:
-			if sp := *(**string)(fieldPtr(p, o.offset)); sp != nil {
-				b, err = appendString(b, o, *sp)
+	prog := pl.enc
+	for i := range prog {
+		in := &prog[i]
+		fp := unsafe.Add(p, in.off)
+		switch in.code {
+		case cFixedRun:
+			b = encodeFixedRun(b, in, p)
+		case cInt32:
+			v := *(*uint32)(fp)
+			b = append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+		case cStringCompact:
+			s := *(*string)(fp)
+			if len(s) < 0x7f {
+				b = append(b, byte(len(s)+1))
 			} else {
-				b, err = encodeValue(b, o, fieldPtr(p, o.offset))
+				b = appendUvarint(b, uint32(len(s)+1))
+			}
+			b = append(b, s...)
+		case cStringClassic:
+			s := *(*string)(fp)
+			if len(s) > maxInt16String {
+				if b, err = encodeOp(b, pl, i, fp); err != nil {
+					return b, err
+				}
+				continue
+			}
+			b = append(b, byte(len(s)>>8), byte(len(s)))
+			b = append(b, s...)
+		case cNullStringCompact:
+			sp := *(**string)(fp)
+			if sp == nil {
+				if !in.nullable {
+					return encodeOp(b, pl, i, fp) // the error
+				}
+				b = append(b, 0)
+				continue
+			}
+			if len(*sp) < 0x7f {
+				b = append(b, byte(len(*sp)+1))
+			} else {
+				b = appendUvarint(b, uint32(len(*sp)+1))
+			}
+			b = append(b, *sp...)
+		case cNullStringClassic:
+			sp := *(**string)(fp)
+			if sp == nil && in.nullable {
+				b = append(b, 0xff, 0xff)
+				continue
+			}
+			if sp == nil || len(*sp) > maxInt16String {
+				if b, err = encodeOp(b, pl, i, fp); err != nil {
+					return b, err
+				}
+				continue
+			}
+			b = append(b, byte(len(*sp)>>8), byte(len(*sp)))
+			b = append(b, *sp...)
+		case cArrayStructCompact, cArrayStructClassic:
+			h := (*sliceHeader)(fp)
+			if h.data == nil && in.nullable {
+				b = appendNullLength(b, in.code == cArrayStructCompact, true)
+				continue
+			}
+			b = appendArrayLength(b, h.len, in.code == cArrayStructCompact)
+			sub := in.plan()
+			for j := 0; j < h.len; j++ {
+				if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
+					return b, within(withinIndex(err, j), pl.hot[i].name)
+				}
+			}
+		case cArrayInt32Compact, cArrayInt32Classic:
+			h := (*sliceHeader)(fp)
+			if h.data == nil && in.nullable {
+				b = appendNullLength(b, in.code == cArrayInt32Compact, true)
+				continue
+			}
+			b = appendArrayLength(b, h.len, in.code == cArrayInt32Compact)
+			at := len(b)
+			b = extend(b, 4*h.len)
+			dst := unsafe.Pointer(unsafe.SliceData(b[at:]))
+			for j, v := range unsafe.Slice((*uint32)(h.data), h.len) {
+				put32(unsafe.Add(dst, 4*j), v)
+			}
+		case cInt16:
+			v := *(*uint16)(fp)
+			b = append(b, byte(v>>8), byte(v))
+		case cInt64:
+			b = appendInt64(b, *(*int64)(fp))
+		case cInt8:
+			b = append(b, *(*uint8)(fp))
+		case cBytesCompact, cBytesClassic:
+			bs := *(*[]byte)(fp)
+			if bs == nil && in.nullable {
+				b = appendNullLength(b, in.code == cBytesCompact, true)
+				continue
+			}
+			b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
+			b = append(b, bs...)
+		case cStruct:
+			if b, err = encodeStruct(b, in.plan(), fp); err != nil {
+				return b, within(err, pl.hot[i].name)
 			}
 		default:
-			b, err = encodeValue(b, o, fieldPtr(p, o.offset))
-		}
-		if err != nil {
-			return b, within(err, o.name)
+			if b, err = encodeOp(b, pl, i, fp); err != nil {
+				return b, err
+			}
 		}
 	}
-	if pl.flexible {
-		if len(pl.tagged) == 0 && (!pl.hasUnknown || len(*(*UnknownTags)(fieldPtr(p, pl.unknownOff))) == 0) {
-			return append(b, 0), nil // no tagged fields: the common case
-		}
-		return encodeTaggedFields(b, pl, p)
+	if !pl.flexible {
+		return b, nil
+	}
+	if nothingTagged(pl, p) {
+		return append(b, 0), nil // the common case
+	}
+	return encodeTaggedFields(b, pl, p)
+}
+
+// nothingTagged reports that the struct at p has no tagged field to write:
+// every known one holds its default and no unknown one is kept.
+func nothingTagged(pl *plan, p unsafe.Pointer) bool {
+	return (!pl.hasUnknown || len(*(*UnknownTags)(fieldPtr(p, pl.unknownOff))) == 0) &&
+		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
+}
+
+// encodeOp writes hot field i of pl, at fp, through the general path:
+// the rare forms (varints, null, too long) and their errors.
+func encodeOp(b []byte, pl *plan, i int, fp unsafe.Pointer) ([]byte, error) {
+	b, err := encodeValue(b, &pl.hot[i], fp)
+	if err != nil {
+		return b, within(err, pl.hot[i].name)
 	}
 	return b, nil
+}
+
+// checkAbsent fails if a field the version lacks holds a value that would
+// be lost.
+func checkAbsent(pl *plan, p unsafe.Pointer) error {
+	for i := range pl.absent {
+		o := &pl.absent[i]
+		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
+			return within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
+		}
+	}
+	return nil
+}
+
+// appendArrayLength writes the length of a non-null array or byte string.
+func appendArrayLength(b []byte, n int, compact bool) []byte {
+	if compact {
+		if n < 0x7f {
+			return append(b, byte(n+1))
+		}
+		return appendUvarint(b, uint32(n+1))
+	}
+	return append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+func appendNullLength(b []byte, compact, wide bool) []byte {
+	return appendLength(b, -1, compact, wide)
 }
 
 // encodeValue appends one field or array element stored at fp.
@@ -249,11 +375,11 @@ func extend(b []byte, n int) []byte {
 // encodeFixedRun writes a stretch of fixed-width fields of the struct at p
 // into room made once, one loop per width. The room is checked once, so
 // the stores go through pointers without a bounds check each.
-func encodeFixedRun(b []byte, o *op, p unsafe.Pointer) []byte {
+func encodeFixedRun(b []byte, in *instr, p unsafe.Pointer) []byte {
 	n := len(b)
-	b = extend(b, int(o.runSize))
+	b = extend(b, int(in.n))
 	dst := unsafe.Pointer(unsafe.SliceData(b[n:]))
-	g := o.slots
+	g := in.runSlots()
 	for _, s := range g.int32s {
 		put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
 	}

@@ -142,6 +142,15 @@ type plan struct {
 	hasUnknown   bool
 	unknownOff   uintptr
 	minWire      int // fewest bytes one instance takes on the wire
+
+	// Compiled from the above (program.go): hot as instructions, and
+	// flat default checks of the tagged fields and of the absent ones
+	// that are not ignorable, when every one of them has a flat form.
+	enc              []instr
+	tagChecks        []defaultCheck
+	absentChecks     []defaultCheck
+	tagChecksFlat    bool
+	absentChecksFlat bool
 }
 
 // typeInfo is what kwire knows of one struct type, for every version.
@@ -299,6 +308,7 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 	for _, bp := range b.building {
 		bp.minWire = computeMinWire(bp, map[*plan]bool{})
 		flattenDefaults(bp.defaults, 0, &bp.flatDefaults)
+		compileProgram(bp)
 	}
 	for _, bp := range b.building {
 		for _, list := range [][]op{bp.fields, bp.hot, bp.tagged, bp.absent} {

@@ -1,0 +1,220 @@
+package kwire
+
+import (
+	"math"
+	"unsafe"
+)
+
+// A plan's hot fields are compiled once into instructions specialised by
+// wire form (a compact string, a classic int16-length string, an array of
+// structs ...), so that encode and size run short call-free cases for the
+// common forms and reach the general code over the op only for the rare
+// ones. Instruction i is pl.hot[i] compiled: the op keeps the name and
+// everything else an error message or a rare path needs.
+
+// code is an instruction's wire form.
+type code uint8
+
+const (
+	cSlow     code = iota // the general path over pl.hot[i]
+	cFixedRun             // a stretch of fixed-width fields: n bytes
+	cInt8                 // int8, bool
+	cInt16                // int16, uint16
+	cInt32                // int32, uint32
+	cInt64                // int64, float64
+	cStringCompact
+	cStringClassic
+	cNullStringCompact // null takes the general path
+	cNullStringClassic
+	cBytesCompact
+	cBytesClassic
+	cArrayStructCompact // elements of n bytes, plan ref
+	cArrayStructClassic
+	cArrayInt32Compact
+	cArrayInt32Classic
+	cStruct // plan ref
+)
+
+// instr is one compiled field: 24 bytes, so a plan's program sits in a
+// few cache lines.
+type instr struct {
+	code     code
+	nullable bool           // bytes and arrays: nil is written as null
+	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
+	off      uintptr        // of the field in its struct
+	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *runSlots (cFixedRun)
+}
+
+func (in *instr) plan() *plan         { return (*plan)(in.ref) }
+func (in *instr) runSlots() *runSlots { return (*runSlots)(in.ref) }
+
+// compileProgram fills pl.enc from pl.hot, and the flat default checks
+// that let encode and size skip the general per-field tests.
+func compileProgram(pl *plan) {
+	pl.enc = make([]instr, len(pl.hot))
+	for i := range pl.hot {
+		pl.enc[i] = compileOp(&pl.hot[i])
+	}
+	pl.tagChecksFlat = true
+	for i := range pl.tagged {
+		if !flatChecks(&pl.tagged[i], 0, false, &pl.tagChecks) {
+			pl.tagChecksFlat = false
+			pl.tagChecks = nil
+			break
+		}
+	}
+	pl.absentChecksFlat = true
+	for i := range pl.absent {
+		o := &pl.absent[i]
+		if o.ignorable {
+			continue
+		}
+		if !flatChecks(o, 0, true, &pl.absentChecks) {
+			pl.absentChecksFlat = false
+			pl.absentChecks = nil
+			break
+		}
+	}
+}
+
+func compileOp(o *op) instr {
+	in := instr{off: o.offset, nullable: o.nullable}
+	switch o.kind {
+	case kFixedRun:
+		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), unsafe.Pointer(o.slots)
+	case kInt8, kBool:
+		in.code = cInt8
+	case kInt16, kUint16:
+		in.code = cInt16
+	case kInt32, kUint32:
+		in.code = cInt32
+	case kInt64, kFloat64:
+		in.code = cInt64
+	case kString:
+		in.code = pick(o.compact, cStringCompact, cStringClassic)
+	case kNullString:
+		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
+	case kBytes:
+		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
+	case kArray:
+		switch o.elem.kind {
+		case kStruct:
+			in.code = pick(o.compact, cArrayStructCompact, cArrayStructClassic)
+			in.n, in.ref = uint32(o.elemSize), unsafe.Pointer(o.elem.sub)
+		case kInt32, kUint32:
+			in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
+		}
+	case kStruct:
+		in.code, in.ref = cStruct, unsafe.Pointer(o.sub)
+	}
+	return in
+}
+
+func pick(compact bool, ifCompact, otherwise code) code {
+	if compact {
+		return ifCompact
+	}
+	return otherwise
+}
+
+// defaultCheck passes when the size bytes at off hold bits (or, with
+// orZero, zero).
+type defaultCheck struct {
+	off    uint32
+	size   uint8
+	orZero bool
+	bits   uint64
+}
+
+// checksPass runs flat default checks on the struct at p.
+func checksPass(cs []defaultCheck, p unsafe.Pointer) bool {
+	for i := range cs {
+		c := &cs[i]
+		fp := unsafe.Add(p, c.off)
+		var v uint64
+		switch c.size {
+		case 1:
+			v = uint64(*(*uint8)(fp))
+		case 2:
+			v = uint64(*(*uint16)(fp))
+		case 4:
+			v = uint64(*(*uint32)(fp))
+		default:
+			v = *(*uint64)(fp)
+		}
+		if v != c.bits && !(c.orZero && v == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// flatChecks appends compares that all pass only if the value of o (at
+// base inside the struct) holds its default (isDefault) or, with orZero,
+// if it may be left out (isUnset). They may be stricter than those tests,
+// never looser: a failing check sends the caller to the general path. It
+// reports false when o has no flat form.
+func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
+	off := base + o.offset
+	add := func(at uintptr, size uintptr, bits uint64) {
+		if size < 8 {
+			bits &= 1<<(8*size) - 1
+		}
+		*out = append(*out, defaultCheck{off: uint32(at), size: uint8(size), orZero: orZero, bits: bits})
+	}
+	if off > math.MaxUint32-16 {
+		return false
+	}
+	switch o.kind {
+	case kInt8, kInt16, kUint16, kInt32, kUint32, kInt64, kVarint, kVarlong, kUvarint, kUvarint32:
+		add(off, o.typ.Size(), uint64(o.def.i))
+	case kBool:
+		bits := uint64(0)
+		if o.def.b {
+			bits = 1
+		}
+		add(off, 1, bits)
+	case kFloat64:
+		add(off, 8, math.Float64bits(o.def.f)) // stricter than ==: -0 and NaN go the general way
+	case kUUID:
+		add(off, 8, 0)
+		add(off+8, 8, 0)
+	case kString:
+		if o.def.s != "" && !orZero {
+			return false
+		}
+		add(off+8, 8, 0) // the length; with orZero, a default other than "" goes the general way
+	case kNullString:
+		if !o.def.null && !orZero {
+			return false
+		}
+		add(off, 8, 0) // null; with orZero, a present default goes the general way
+	case kBytes, kArray:
+		switch {
+		case orZero: // isUnset: empty or null
+			add(off+8, 8, 0)
+		case o.def.null:
+			add(off, 8, 0)
+		case o.kind == kArray: // default empty: a nil array is empty too
+			add(off+8, 8, 0)
+		default:
+			return false
+		}
+	case kStructPtr:
+		add(off, 8, 0) // absent; a present struct holding defaults goes the general way
+	case kStruct:
+		for _, list := range [][]op{o.sub.fields, o.sub.tagged, o.sub.absent} {
+			for i := range list {
+				if !flatChecks(&list[i], off, orZero, out) {
+					return false
+				}
+			}
+		}
+		if o.sub.hasUnknown {
+			add(off+o.sub.unknownOff+8, 8, 0)
+		}
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,202 @@
+package kwire
+
+import (
+	"math"
+	"math/rand"
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// checked has a field of every kind with and without a non-zero default,
+// tagged in v1 and absent (not ignorable) in v0, so that the flat checks
+// of both lists can be held against the general tests.
+type checked struct {
+	_       struct{}    `kafka:"versions=0-1,flexible=0+"`
+	I8      int8        `kafka:"v=1+,tag=0,tagged=1+,default=-1"`
+	I16     int16       `kafka:"v=1+,tag=1,tagged=1+"`
+	U16     uint16      `kafka:"v=1+,tag=2,tagged=1+,default=65535"`
+	I32     int32       `kafka:"v=1+,tag=3,tagged=1+,default=0xffffffff"`
+	U32     uint32      `kafka:"v=1+,tag=4,tagged=1+,default=7"`
+	I64     int64       `kafka:"v=1+,tag=5,tagged=1+,default=-9"`
+	VI      int32       `kafka:"v=1+,tag=6,tagged=1+,varint,default=3"`
+	F       float64     `kafka:"v=1+,tag=7,tagged=1+,default=0.5"`
+	FZ      float64     `kafka:"v=1+,tag=8,tagged=1+"`
+	B       bool        `kafka:"v=1+,tag=9,tagged=1+,default=true"`
+	ID      UUID        `kafka:"v=1+,tag=10,tagged=1+"`
+	S       string      `kafka:"v=1+,tag=11,tagged=1+"`
+	SD      string      `kafka:"v=1+,tag=12,tagged=1+,default=x"`
+	NS      *string     `kafka:"v=1+,tag=13,tagged=1+,nullable=1+,default=null"`
+	NSE     *string     `kafka:"v=1+,tag=14,tagged=1+,nullable=1+"`
+	Bs      []byte      `kafka:"v=1+,tag=15,tagged=1+,nullable=1+,default=null"`
+	BsE     []byte      `kafka:"v=1+,tag=16,tagged=1+"`
+	A       []int32     `kafka:"v=1+,tag=17,tagged=1+,nullable=1+,default=null"`
+	AE      []int32     `kafka:"v=1+,tag=18,tagged=1+"`
+	Sub     checkedSub  `kafka:"v=1+,tag=19,tagged=1+"`
+	SubPtr  *checkedSub `kafka:"v=1+,tag=20,tagged=1+,nullable=1+,default=null"`
+	SubPtrE *checkedSub `kafka:"v=1+,tag=21,tagged=1+,nullable=1+"`
+	Unknown UnknownTags
+}
+
+type checkedSub struct {
+	X       int32 `kafka:"v=0+,default=-1"`
+	Y       int64 `kafka:"v=0+"`
+	Unknown UnknownTags
+}
+
+// pick sets the field at fp to one of a few values that matter to the
+// checks: zero, the default, a neighbour, the odd float and the empty
+// but present forms.
+func pickValue(r *rand.Rand, o *op, fp unsafe.Pointer) {
+	v := reflect.NewAt(o.typ, fp).Elem()
+	switch o.kind {
+	case kInt8, kInt16, kInt32, kInt64, kVarint, kVarlong:
+		v.SetInt([]int64{0, o.def.i, o.def.i + 1, -1}[r.Intn(4)])
+	case kUint16, kUint32, kUvarint, kUvarint32:
+		v.SetUint([]uint64{0, uint64(o.def.i), uint64(o.def.i) + 1}[r.Intn(3)])
+	case kFloat64:
+		v.SetFloat([]float64{0, math.Copysign(0, -1), o.def.f, math.NaN(), 1}[r.Intn(5)])
+	case kBool:
+		v.SetBool(r.Intn(2) == 0)
+	case kUUID:
+		*(*UUID)(fp) = [][16]byte{{}, {1}, {15: 1}}[r.Intn(3)]
+	case kString:
+		*(*string)(fp) = []string{"", "x", "y"}[r.Intn(3)]
+	case kNullString:
+		s := []string{"", "x"}[r.Intn(2)]
+		*(**string)(fp) = []*string{nil, &s}[r.Intn(2)]
+	case kBytes:
+		*(*[]byte)(fp) = [][]byte{nil, {}, {1}}[r.Intn(3)]
+	case kArray:
+		*(*[]int32)(fp) = [][]int32{nil, {}, {1}}[r.Intn(3)]
+	case kStruct:
+		for i := range o.sub.fields {
+			pickValue(r, &o.sub.fields[i], fieldPtr(fp, o.sub.fields[i].offset))
+		}
+		if r.Intn(4) == 0 {
+			*(*UnknownTags)(fieldPtr(fp, o.sub.unknownOff)) = UnknownTags{{Tag: 9}}
+		}
+	case kStructPtr:
+		switch r.Intn(3) {
+		case 0:
+			*(**checkedSub)(fp) = nil
+		case 1:
+			*(**checkedSub)(fp) = &checkedSub{X: -1}
+		default:
+			*(**checkedSub)(fp) = &checkedSub{}
+		}
+	}
+}
+
+// TestFlatChecksAgree holds the flat default checks against isDefault
+// (tagged fields) and isUnset (absent fields), field by field over random
+// values: a flat pass must never be wrong, and must happen whenever the
+// general test passes except for the forms documented as stricter.
+func TestFlatChecksAgree(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	typ := reflect.TypeOf(checked{})
+	tagged, err := planFor(typ, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent, err := planFor(typ, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tagged.tagged) != 22 || len(absent.absent) != 22 {
+		t.Fatalf("%d tagged, %d absent", len(tagged.tagged), len(absent.absent))
+	}
+	passes := map[string]int{}
+	for _, c := range []struct {
+		pl      *plan
+		list    []op
+		general func(*op, unsafe.Pointer) bool
+		orZero  bool
+	}{{tagged, tagged.tagged, isDefault, false}, {absent, absent.absent, isUnset, true}} {
+		for i := range c.list {
+			o := &c.list[i]
+			var checks []defaultCheck
+			flat := flatChecks(o, 0, c.orZero, &checks)
+			for n := 0; n < 200; n++ {
+				var m checked
+				p := unsafe.Pointer(&m)
+				pickValue(r, o, fieldPtr(p, o.offset))
+				want := c.general(o, fieldPtr(p, o.offset))
+				if !flat {
+					continue
+				}
+				got := checksPass(checks, p)
+				if got && !want {
+					t.Fatalf("%s (orZero %v): flat check passes a value the general test refuses: %+v", o.name, c.orZero, m)
+				}
+				if want && !got && !stricter(o, fieldPtr(p, o.offset)) {
+					t.Fatalf("%s (orZero %v): flat check refuses a default: %+v", o.name, c.orZero, m)
+				}
+				if got {
+					passes[o.name]++
+				}
+			}
+		}
+		// Every tagged field of the test type but the four without a
+		// flat form must reach the fast path.
+		for i := range c.list {
+			var checks []defaultCheck
+			if flatChecks(&c.list[i], 0, c.orZero, &checks) && passes[c.list[i].name] == 0 {
+				t.Errorf("%s: the flat check never passed", c.list[i].name)
+			}
+		}
+	}
+	if tagged.tagChecksFlat || !absent.absentChecksFlat {
+		t.Errorf("tagChecksFlat %v (SD has no flat form), absentChecksFlat %v", tagged.tagChecksFlat, absent.absentChecksFlat)
+	}
+}
+
+// stricter names the values the flat checks send to the general path on
+// purpose: -0 and NaN floats, present structs behind pointers and, for
+// absent fields, strings equal to a default other than the zero value.
+func stricter(o *op, fp unsafe.Pointer) bool {
+	switch o.kind {
+	case kFloat64:
+		f := *(*float64)(fp)
+		return math.IsNaN(f) || (f == 0 && math.Signbit(f))
+	case kStructPtr:
+		return *(**checkedSub)(fp) != nil
+	case kString: // only with orZero
+		return *(*string)(fp) != ""
+	case kNullString: // only with orZero
+		return *(**string)(fp) != nil
+	}
+	return false
+}
+
+// TestNothingTaggedFastPath: a message whose tagged fields all hold their
+// defaults is written with a single zero byte for its tag section, and a
+// change to any one of them is written.
+func TestNothingTaggedFastPath(t *testing.T) {
+	type msg struct {
+		_    struct{}   `kafka:"versions=0,flexible=0+"`
+		A    int32      `kafka:"v=0+"`
+		Sub  checkedSub `kafka:"v=0+,tag=0,tagged=0+"`
+		Tail *string    `kafka:"v=0+,tag=1,tagged=0+,nullable=0+,default=null"`
+	}
+	m := msg{Sub: checkedSub{X: -1}}
+	b, err := Marshal(&m, 0)
+	if err != nil || string(b) != "\x00\x00\x00\x00\x00" {
+		t.Fatalf("%x %v", b, err)
+	}
+	m.Sub.Y = 1
+	if b, _ = Marshal(&m, 0); len(b) == 5 {
+		t.Fatalf("changed nested default not written: %x", b)
+	}
+	m.Sub.Y = 0
+	m.Sub.Unknown = UnknownTags{{Tag: 5}}
+	if b, _ = Marshal(&m, 0); len(b) == 5 {
+		t.Fatalf("nested unknown tag not written: %x", b)
+	}
+	m.Sub.Unknown = nil
+	s := ""
+	m.Tail = &s
+	if b, _ = Marshal(&m, 0); len(b) == 5 {
+		t.Fatalf("non-null *string not written: %x", b)
+	}
+}
