@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,16 @@ func TestPagesRenderInChromium(t *testing.T) {
 	assert.Contains(t, dom, "ConsumerGroupHeartbeatRequest v1, request header v2, 55 bytes on the wire")
 	assert.Contains(t, dom, "ConsumerGroupHeartbeatResponse v1, response header v1, 51 bytes on the wire")
 	assert.Contains(t, dom, `data-js="ready"`, "the page's script ran")
+
+	// Hovering, by link: byte 0x19 of the response lights the presence
+	// marker's line and that one byte; node q1 (the request's frame
+	// prefix) lights its four bytes.
+	dom = string(chromium(t, bin, page+"#response@25", "--dump-dom"))
+	assert.Regexp(t, `<span class="n hi" id="r\d+" data-s="25" data-e="26" data-d="\d+">[^<]*present int8 = 1`, dom)
+	assert.Equal(t, 1, strings.Count(dom, `<td class="resp hi"`)+strings.Count(dom, `<td class="req hi"`), "one byte lit")
+	dom = string(chromium(t, bin, page+"#q1", "--dump-dom"))
+	assert.Equal(t, 4, strings.Count(dom, `<td class="frame hi"`), "the size prefix lit")
+	assert.Contains(t, dom, `<span class="n hi" id="q1" data-s="0" data-e="4"`)
 
 	dom = string(chromium(t, bin, index, "--dump-dom"))
 	assert.Regexp(t, `(?s)id="api-68".*ConsumerGroupHeartbeat.*55 B.*51 B`, dom)
