@@ -49,11 +49,10 @@ func runProxy(args []string, out io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p := newProxy(*listen, *asJSON, *unstable, *maxFrame, w)
-	local, err := p.listen(*listen, *upstream)
-	if err != nil {
+	p.notices = os.Stderr
+	if _, err := p.listen(*listen, *upstream); err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
-	fmt.Fprintf(os.Stderr, "kwire proxy: %s -> %s\n", local, *upstream)
 	<-ctx.Done()
 	p.close()
 	return nil
@@ -64,6 +63,7 @@ type proxy struct {
 	ours     []kwire.APIVersions
 	maxFrame int
 	log      *lineLog
+	notices  io.Writer // "kwire proxy: LOCAL -> UPSTREAM" for every listener
 
 	mu        sync.Mutex
 	local     map[string]string // upstream host:port -> local host:port
@@ -81,7 +81,7 @@ func newProxy(listen string, asJSON, unstable bool, maxFrame int, w io.Writer) *
 	}
 	return &proxy{
 		host: host, ours: messages.Versions(unstable), maxFrame: maxFrame,
-		log: newLineLog(w, asJSON), local: map[string]string{}, conns: map[net.Conn]struct{}{},
+		log: newLineLog(w, asJSON), notices: io.Discard, local: map[string]string{}, conns: map[net.Conn]struct{}{},
 	}
 }
 
@@ -102,6 +102,7 @@ func (p *proxy) listen(addr, upstream string) (string, error) {
 	p.local[upstream] = ln.Addr().String()
 	p.wg.Add(1)
 	go p.accept(ln, upstream)
+	fmt.Fprintf(p.notices, "kwire proxy: %s -> %s\n", ln.Addr(), upstream)
 	return ln.Addr().String(), nil
 }
 
@@ -114,11 +115,7 @@ func (p *proxy) localFor(upstream string) (string, error) {
 	if ok {
 		return addr, nil
 	}
-	addr, err := p.listen(net.JoinHostPort(p.host, "0"), upstream)
-	if err == nil {
-		fmt.Fprintf(os.Stderr, "kwire proxy: %s -> %s\n", addr, upstream)
-	}
-	return addr, err
+	return p.listen(net.JoinHostPort(p.host, "0"), upstream)
 }
 
 func (p *proxy) accept(ln net.Listener, upstream string) {
@@ -130,7 +127,7 @@ func (p *proxy) accept(ln net.Listener, upstream string) {
 		}
 		up, err := net.DialTimeout("tcp", upstream, 10*time.Second)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "kwire proxy: %s: %v\n", upstream, err)
+			fmt.Fprintf(p.notices, "kwire proxy: %s: %v\n", upstream, err)
 			c.Close()
 			continue
 		}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// fakeUpstream records every byte it receives and answers each frame
+// with the next canned response (nil: no answer).
+type fakeUpstream struct {
+	ln      net.Listener
+	mu      sync.Mutex
+	got     bytes.Buffer
+	answers chan []byte
+}
+
+func startUpstream(t *testing.T) *fakeUpstream {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	u := &fakeUpstream{ln: ln, answers: make(chan []byte, 16)}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		frames := kwire.NewFrameReader(c, 0)
+		for {
+			f, err := frames.Next()
+			if err != nil {
+				return
+			}
+			u.mu.Lock()
+			u.got.Write(f)
+			u.mu.Unlock()
+			if a := <-u.answers; a != nil {
+				c.Write(a)
+			}
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return u
+}
+
+func (u *fakeUpstream) received() []byte {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]byte(nil), u.got.Bytes()...)
+}
+
+// syncBuffer is a log sink safe for the log goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func readFrame(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	f, err := kwire.NewFrameReader(c, 0).Next()
+	require.NoError(t, err)
+	return append([]byte(nil), f...)
+}
+
+func frameOf(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestProxyRelays: client bytes reach the upstream untouched (even a
+// frame kwire cannot decode), ApiVersions is clamped, an ApiVersions
+// newer than kwire is answered by the proxy, broker addresses are
+// rewritten to new listeners, and every message is logged.
+func TestProxyRelays(t *testing.T) {
+	up := startUpstream(t)
+	var log syncBuffer
+	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
+	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	client := "proxy-test"
+	var sent []byte
+	send := func(frame []byte, answer []byte) {
+		up.answers <- answer
+		sent = append(sent, frame...)
+		_, err := c.Write(frame)
+		require.NoError(t, err)
+	}
+
+	// 1. ApiVersions v3: the answer offers more than kwire reads.
+	avResp := messages.NewApiVersionsResponse()
+	avResp.ApiKeys = []messages.ApiVersionsResponseApiVersion{{ApiKey: 0, MinVersion: 0, MaxVersion: 99}, {ApiKey: 9999, MaxVersion: 3}}
+	send(frameOf(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 3, 1, &client)),
+		frameOf(kwire.AppendResponse(nil, avResp, 3, 1)))
+	_, body, err := messages.ReadResponse(readFrame(t, c), 18, 3)
+	require.NoError(t, err)
+	produce, _ := messages.Lookup(0)
+	assert.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 0, MinVersion: 0, MaxVersion: produce.MaxStable()}},
+		body.(*messages.ApiVersionsResponse).ApiKeys)
+
+	// 2. ApiVersions v99: the proxy answers, as Kafka would; nothing goes upstream.
+	av99 := frameOf(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 3, 2, &client))
+	binary.BigEndian.PutUint16(av99[6:], 99)
+	_, err = c.Write(av99)
+	require.NoError(t, err)
+	h, body, err := messages.ReadResponse(readFrame(t, c), 18, 0)
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, h.CorrelationID)
+	assert.EqualValues(t, 35, body.(*messages.ApiVersionsResponse).ErrorCode)
+
+	// 3. Metadata: the upstream's broker becomes a proxy listener.
+	md := messages.NewMetadataResponse()
+	md.Brokers = []messages.MetadataResponseBroker{{NodeID: 7, Host: "192.0.2.1", Port: 9092}}
+	send(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 3, &client)),
+		frameOf(kwire.AppendResponse(nil, md, 12, 3)))
+	_, body, err = messages.ReadResponse(readFrame(t, c), 3, 12)
+	require.NoError(t, err)
+	b := body.(*messages.MetadataResponse).Brokers[0]
+	assert.Equal(t, "127.0.0.1", b.Host)
+	assert.Equal(t, p.local["192.0.2.1:9092"], net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
+
+	// 4. A frame of an API kwire does not know: relayed both ways untouched.
+	unknown := []byte{0, 0, 0, 12, 0x03, 0xe7, 0, 1, 0, 0, 0, 4, 0xff, 0xff, 0xab, 0xcd}[:16]
+	binary.BigEndian.PutUint32(unknown, uint32(len(unknown)-4))
+	odd := []byte{0, 0, 0, 6, 0, 0, 0, 4, 0x12, 0x34}
+	send(unknown, odd)
+	assert.Equal(t, odd, readFrame(t, c))
+
+	// 5. acks=0 Produce: relayed, no response expected.
+	pr := messages.NewProduceRequest()
+	pr.Acks = 0
+	send(frameOf(kwire.AppendRequest(nil, pr, 9, 5, &client)), nil)
+
+	// 6. Heartbeat after it: paired although Produce got no answer.
+	send(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 6, &client)),
+		frameOf(kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 6)))
+	readFrame(t, c)
+
+	c.Close()
+	p.close()
+	assert.Equal(t, sent, up.received(), "the upstream got every client byte, untouched, but the ApiVersions v99")
+
+	text := log.String()
+	t.Logf("the log:\n%s", text)
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.Len(t, lines, 10, text)
+	for i, want := range []string{
+		`request  ApiVersions v3 corr=1 client="proxy-test" | ApiVersionsRequest v3`,
+		`response ApiVersions v3 corr=1 client="proxy-test"`,
+		`request  ApiVersions v99 corr=2 | answered by the proxy`,
+		`request  Metadata v12 corr=3`,
+		`response Metadata v12 corr=3`,
+		`request  key999 v1 corr=4 | UNDECODABLE: `,
+		`response key999 v1 corr=4`,
+		`request  Produce v9 corr=5`,
+		`request  Heartbeat v4 corr=6`,
+		`response Heartbeat v4 corr=6`,
+	} {
+		assert.Contains(t, lines[i], want, "line %d", i)
+	}
+	assert.Contains(t, lines[1], "versions clamped")
+	assert.Contains(t, lines[4], "1 broker addresses rewritten")
+	assert.Contains(t, lines[6], "UNDECODABLE: ")
+	assert.Contains(t, lines[7], "no response expected (acks=0)")
+}
