@@ -2,25 +2,31 @@ package main
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
 
 // runDecode prints the tree of a frame given in hex (as an argument or on
 // standard input; spaces, newlines and an optional 0x are ignored). A
 // request names its API and version in its header; a response needs them
-// given: -response -k KEY -v VERSION.
+// given: -response -k KEY -v VERSION. With -json it prints the decoded
+// frame as one JSON object instead (-records: records in full).
 func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	response := fs.Bool("response", false, "the frame is a response (needs -k and -v)")
 	key := fs.Int("k", -1, "API key of a response")
 	version := fs.Int("v", -1, "version of a response")
+	asJSON := fs.Bool("json", false, "print the frame as JSON: header facts, summary, error codes, body")
+	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("decode: %v", err)
 	}
@@ -36,14 +42,17 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("decode: the frame is not hex: %v", err)
 	}
+	if *asJSON {
+		return decodeJSON(frame, *response, *key, *version, *records, out)
+	}
 	var tree *kwire.Node
 	if *response {
-		api, ok := messages.Lookup(int16(*key))
-		if !ok || *key > 0x7fff {
-			return fmt.Errorf("decode: a response needs -k with a known API key")
+		api, aerr := responseAPI(*key)
+		if aerr != nil {
+			return aerr
 		}
-		if *version < int(api.MinVersion) || *version > int(api.MaxVersion) {
-			return fmt.Errorf("decode: %s has versions %d-%d; give one with -v", api.Name, api.MinVersion, api.MaxVersion)
+		if verr := checkResponseVersion(api, *version); verr != nil {
+			return verr
 		}
 		tree, err = kwire.TraceResponse(frame, api.NewResponse(), int16(*version))
 	} else {
@@ -62,4 +71,81 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	fmt.Fprintln(out)
 	fmt.Fprint(out, tree.Format())
 	return nil
+}
+
+// responseAPI is the API a response's -k names, if it is a known one.
+func responseAPI(key int) (messages.API, error) {
+	api, ok := messages.Lookup(int16(key))
+	if !ok || key > 0x7fff {
+		return api, fmt.Errorf("decode: a response needs -k with a known API key")
+	}
+	return api, nil
+}
+
+func checkResponseVersion(api messages.API, version int) error {
+	if version < int(api.MinVersion) || version > int(api.MaxVersion) {
+		return fmt.Errorf("decode: %s has versions %d-%d; give one with -v", api.Name, api.MinVersion, api.MaxVersion)
+	}
+	return nil
+}
+
+// decodedFrame is the -json output: what the header says, then the body.
+type decodedFrame struct {
+	Dir           string          `json:"dir"`
+	API           string          `json:"api"`
+	Key           int16           `json:"key"`
+	Version       int16           `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      *string         `json:"client_id,omitempty"`
+	Summary       string          `json:"summary"`
+	Errors        []string        `json:"errors,omitempty"`
+	Body          json.RawMessage `json:"body"`
+}
+
+func decodeJSON(frame []byte, response bool, key, version int, records bool, out io.Writer) error {
+	d := decodedFrame{Dir: "request"}
+	var body any
+	if response {
+		api, err := responseAPI(key)
+		if err != nil {
+			return err
+		}
+		if err := checkResponseVersion(api, version); err != nil {
+			return err
+		}
+		h, msg, err := messages.ReadResponse(frame, api.Key, int16(version))
+		if err != nil {
+			return err
+		}
+		d.Dir, d.API, d.Key, d.Version, d.CorrelationID, body = "response", api.Name, api.Key, int16(version), h.CorrelationID, msg
+	} else {
+		h, msg, err := messages.ReadRequest(frame)
+		if err != nil {
+			return err
+		}
+		api, _ := messages.Lookup(h.APIKey)
+		d.API, d.Key, d.Version, d.CorrelationID, d.ClientID, body = api.Name, h.APIKey, h.APIVersion, h.CorrelationID, h.ClientID, msg
+	}
+	var opts []pretty.Option
+	if records {
+		opts = append(opts, pretty.WithRecords())
+	}
+	var err error
+	if d.Body, err = pretty.JSON(body, d.Version, opts...); err != nil {
+		return err
+	}
+	d.Summary = pretty.Summary(body, d.Version)
+	found, err := kerr.Find(body, d.Version)
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		d.Errors = append(d.Errors, f.String())
+	}
+	j, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", j)
+	return err
 }

@@ -19,6 +19,7 @@ commands:
   site -o DIR [-schemas DIR,...]    the reference pages of every API and version
   decode HEX | decode < FILE        the tree of a captured request frame (hex)
   decode -response -k KEY -v N HEX  ... or of a response frame
+  decode -json [-records] ...       ... as JSON (records in full with -records)
   apis                              every API: key, name, versions, flexible from
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/record"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+func TestDecodeJSONRequest(t *testing.T) {
+	// The reference page's ConsumerGroupHeartbeat v1 request.
+	frameHex := "00000033 00440001 00000000 0000 00 0101 00000000 0101 00000000 0201 0101 02" +
+		strings.Repeat("00", 16) + "02 00000000 00 00"
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"decode", "-json", frameHex}, &out))
+	assert.Equal(t, `{"dir":"request","api":"ConsumerGroupHeartbeat","key":68,"version":1,"correlation_id":0,"client_id":"",`+
+		`"summary":"ConsumerGroupHeartbeatRequest v1 InstanceID=\"\" RackID=\"\" SubscribedTopicRegex=\"\" ServerAssignor=\"\" SubscribedTopicNames=1 TopicPartitions=1",`+
+		`"body":{"GroupID":"","MemberID":"","MemberEpoch":0,"InstanceID":"","RackID":"","RebalanceTimeoutMs":0,"SubscribedTopicNames":[""],`+
+		`"SubscribedTopicRegex":"","ServerAssignor":"","TopicPartitions":[{"TopicID":"00000000-0000-0000-0000-000000000000","Partitions":[0]}]}}`+"\n", out.String())
+}
+
+func TestDecodeJSONResponseWithRecordsAndErrors(t *testing.T) {
+	recs, err := record.Build([]record.Record{{Key: []byte("k"), Value: []byte("v"), Timestamp: 5}})
+	require.NoError(t, err)
+	resp := &messages.FetchResponse{Responses: []messages.FetchResponseFetchableTopicResponse{{Topic: "t",
+		Partitions: []messages.FetchResponsePartitionData{
+			{PartitionIndex: 0, ErrorCode: int16(kerr.NotLeaderOrFollower)},
+			{PartitionIndex: 1, HighWatermark: 1, Records: recs},
+		}}}}
+	frame, err := kwire.AppendResponse(nil, resp, 4, 77)
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"decode", "-json", "-response", "-k", "1", "-v", "4", hex.EncodeToString(frame)}, &out))
+	var got struct {
+		Dir, API      string
+		Key, Version  int16
+		CorrelationID int32 `json:"correlation_id"`
+		Summary       string
+		Errors        []string
+		Body          struct {
+			Responses []struct{ Partitions []struct{ Records json.RawMessage } }
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Equal(t, "response", got.Dir)
+	assert.Equal(t, "Fetch", got.API)
+	assert.Equal(t, int16(1), got.Key)
+	assert.Equal(t, int16(4), got.Version)
+	assert.Equal(t, int32(77), got.CorrelationID)
+	assert.Equal(t, []string{"Responses[0].Partitions[0].ErrorCode = NOT_LEADER_OR_FOLLOWER"}, got.Errors)
+	assert.Contains(t, got.Summary, "FetchResponse v4 ")
+	assert.Equal(t, `null`, string(got.Body.Responses[0].Partitions[0].Records))
+	assert.Equal(t, `{"Batches":1,"Records":1,"Codec":"none","Bytes":70}`, string(got.Body.Responses[0].Partitions[1].Records))
+
+	out.Reset()
+	require.NoError(t, run([]string{"decode", "-json", "-records", "-response", "-k", "1", "-v", "4", hex.EncodeToString(frame)}, &out))
+	assert.Contains(t, out.String(), `"Records":[{"Offset":0,"Timestamp":5,"Key":"k","Value":"v","Headers":[]}]`)
+
+	assert.Error(t, run([]string{"decode", "-json", "-response", "-k", "1", "-v", "99", hex.EncodeToString(frame)}, &out))
+	assert.Error(t, run([]string{"decode", "-json", "-response", "-k", "1", "-v", "4", hex.EncodeToString(frame[:20])}, &out))
+}
