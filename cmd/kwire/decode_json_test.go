@@ -48,7 +48,9 @@ func TestDecodeJSONResponseWithRecordsAndErrors(t *testing.T) {
 		Summary       string
 		Errors        []string
 		Body          struct {
-			Responses []struct{ Partitions []struct{ Records json.RawMessage } }
+			Responses []struct {
+				Partitions []struct{ Records json.RawMessage }
+			}
 		}
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
