@@ -27,9 +27,8 @@ func departures(p *Page) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("The reference page shows this response as %d bytes; kwire writes %d, "+
-		"with the nullable struct %s's presence marker (%02x) at 0x%04x. "+
-		"Kafka's own generated code writes an int8 marker before every nullable struct (1 present, -1 null), "+
-		"and the reference page leaves this one out.",
+		"with the nullable struct %s's presence marker (%02x) at 0x%04x, "+
+		"because Kafka writes an int8 marker (1 present, -1 null) before every nullable struct and the page leaves this one out.",
 		referenceResponseSize, len(p.Response.Frame), parentName(p.Response.Tree, marker),
 		p.Response.Frame[marker.Offset], marker.Offset)}
 }

@@ -174,6 +174,49 @@ func TestConsumerGroupHeartbeatV1Golden(t *testing.T) {
 	assert.Empty(t, v0.notes)
 }
 
+// referencePage is the reference page itself (beside the project, as for
+// cmd/kwire's layout test).
+const referencePage = "../../../shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt"
+
+// TestCGHV1TreeMatchesReferencePage reads every [offset, size] of the
+// reference page's two object trees and finds each one on the page: the
+// request's as they are, the response's with the presence marker's byte
+// at 0x19 put in (what follows moves up one, what encloses it grows one).
+func TestCGHV1TreeMatchesReferencePage(t *testing.T) {
+	ref, err := os.ReadFile(referencePage)
+	require.NoError(t, err, "the reference page sits in ../shared beside the project")
+	_, resp, ok := strings.Cut(string(ref), "\nResponse\n")
+	require.True(t, ok)
+	req := strings.SplitN(string(ref), "\nResponse\n", 2)[0]
+	api, _ := messages.Lookup(68)
+	p := parseFile(t, filepath.Join(siteDir, PageFile(api, 1)))
+	pair := regexp.MustCompile(`\[0x([0-9a-f]{4}), (\d+)B\]`)
+	for i, text := range []string{req, resp} {
+		tree, _, _ := strings.Cut(text[strings.Index(text, "object tree"):], "kafka message schema")
+		have := map[[2]int]bool{}
+		for _, l := range p.sides[i].lines {
+			have[[2]int{l.start, l.end - l.start}] = true
+		}
+		pairs := pair.FindAllStringSubmatch(tree, -1)
+		require.Greater(t, len(pairs), 20)
+		for _, m := range pairs {
+			var off, size int
+			fmt.Sscanf(m[1], "%x", &off)
+			fmt.Sscanf(m[2], "%d", &size)
+			if i == 1 {
+				const marker, assignment = 0x19, 24
+				switch {
+				case off > marker || (off == marker && size < assignment):
+					off++
+				case off <= marker && marker < off+size:
+					size++
+				}
+			}
+			assert.True(t, have[[2]int{off, size}], "%s: no node at [0x%04x, %dB] (the page: %s)", p.sides[i].id, off, size, m[0])
+		}
+	}
+}
+
 func anyLineHas(lines []parsedLine, s string) bool {
 	for _, l := range lines {
 		if strings.Contains(l.text, s) {
