@@ -38,6 +38,7 @@ const (
 	errUnsupportedVersion      int16 = 35
 	errInvalidRequest          int16 = 42
 	errUnsupportedForFormat    int16 = 43
+	errRebootstrapRequired     int16 = 129
 )
 
 // Supported is the version range of every API the broker implements, and
@@ -65,7 +66,7 @@ var Supported = map[int16][2]int16{
 	13: {0, 5},  // LeaveGroup
 	14: {0, 5},  // SyncGroup
 	17: {0, 1},  // SaslHandshake
-	18: {0, 4},  // ApiVersions
+	18: {0, 5},  // ApiVersions (v5: KIP-1242's cluster and node id check)
 	22: {0, 4},  // InitProducerId
 	24: {0, 3},  // AddPartitionsToTxn (v4+ is broker to broker)
 	26: {0, 4},  // EndTxn (v5 is KIP-890's transactions v2)
@@ -438,6 +439,9 @@ func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []by
 	switch req := body.(type) {
 	case *messages.ApiVersionsRequest:
 		resp = b.apiVersions()
+		if wrongBroker(req) {
+			resp.(*messages.ApiVersionsResponse).ErrorCode = errRebootstrapRequired
+		}
 	case *messages.MetadataRequest:
 		resp = b.metadata(req, hdr.APIVersion)
 	case *messages.ProduceRequest:
@@ -481,6 +485,16 @@ func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []by
 	return out, hdr.APIVersion, closeAfter, err
 }
 
+// clusterID is the cluster's id in Metadata and ApiVersions checks.
+const clusterID = "kwire-realclient"
+
+// wrongBroker: an ApiVersions v5+ request names the cluster or node the
+// client expects (KIP-1242); when that is not this broker, Kafka answers
+// REBOOTSTRAP_REQUIRED. Before v5 the fields keep their defaults.
+func wrongBroker(req *messages.ApiVersionsRequest) bool {
+	return req.ClusterID != nil && *req.ClusterID != clusterID || req.NodeID != -1 && req.NodeID != NodeID
+}
+
 func (b *Broker) apiVersions() *messages.ApiVersionsResponse {
 	resp := messages.NewApiVersionsResponse()
 	keys := make([]int, 0, len(b.Versions))
@@ -500,7 +514,7 @@ func (b *Broker) apiVersions() *messages.ApiVersionsResponse {
 func (b *Broker) metadata(req *messages.MetadataRequest, version int16) *messages.MetadataResponse {
 	resp := messages.NewMetadataResponse()
 	resp.Brokers = []messages.MetadataResponseBroker{{NodeID: NodeID, Host: "127.0.0.1", Port: b.port}}
-	cluster := "kwire-realclient"
+	cluster := clusterID
 	resp.ClusterID = &cluster
 	resp.ControllerID = NodeID
 

@@ -933,7 +933,7 @@ func TestBrokerClosesOnUnsupported(t *testing.T) {
 	require.EqualValues(t, 9, h.CorrelationID)
 	av := body.(*messages.ApiVersionsResponse)
 	require.EqualValues(t, errUnsupportedVersion, av.ErrorCode)
-	require.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 18, MinVersion: 0, MaxVersion: 4}}, av.ApiKeys)
+	require.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 18, MinVersion: 0, MaxVersion: 5}}, av.ApiKeys)
 }
 
 func must(b []byte, err error) []byte {
