@@ -99,7 +99,9 @@ var errLimit = errors.New("limit reached")
 // doubling what has been produced, so its size follows the real output.
 func readLimited(dst []byte, r io.Reader, limit int, sizeHint int) ([]byte, error) {
 	start := len(dst)
-	dst = slices.Grow(dst, min(max(sizeHint, 512), limit+1))
+	// A small start: an empty batch compresses to a few bytes, and a
+	// Fetch response may hold thousands of them.
+	dst = slices.Grow(dst, min(max(sizeHint, 64), limit+1))
 	idle := 0
 	for {
 		if len(dst)-start > limit {
