@@ -144,3 +144,31 @@ func TestSchemaRecursive(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+type schemaRace struct {
+	_     struct{}      `kafka:"versions=0-9,flexible=5+"`
+	A     int32         `kafka:"v=0+"`
+	Parts []schemaTopic `kafka:"v=3+"`
+}
+
+// Schemas are built on first use from any goroutine; run with -race.
+func TestSchemaConcurrentFirstUse(t *testing.T) {
+	done := make(chan *Schema, 20)
+	for i := 0; i < 20; i++ {
+		go func(v int16) {
+			s, err := SchemaOf(&schemaRace{}, v)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- s
+		}(int16(i % 10))
+	}
+	byVersion := map[int16]*Schema{}
+	for i := 0; i < 20; i++ {
+		s := <-done
+		if prev, ok := byVersion[s.Version]; ok && prev != s {
+			t.Errorf("v%d: two schemas for one plan", s.Version)
+		}
+		byVersion[s.Version] = s
+	}
+}
