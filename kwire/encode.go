@@ -19,7 +19,7 @@ const maxInt16String = math.MaxInt16
 // encodeStruct appends the struct at p as plan pl describes it, running
 // the plan's compiled program (program.go).
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
-	if !pl.absentChecksFlat || !checksPass(pl.absentChecks, p) {
+	if !pl.skipAbsent && (!pl.absentChecksFlat || !checksPass(pl.absentChecks, p)) {
 		if err := checkAbsent(pl, p); err != nil {
 			return b, err
 		}
@@ -133,10 +133,10 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		}
 	}
-	if !pl.flexible {
+	switch {
+	case pl.tail == tailNone:
 		return b, nil
-	}
-	if nothingTagged(pl, p) {
+	case pl.tail == tailEmpty || nothingTagged(pl, p):
 		return append(b, 0), nil // the common case
 	}
 	return encodeTaggedFields(b, pl, p)
@@ -373,38 +373,31 @@ func extend(b []byte, n int) []byte {
 }
 
 // encodeFixedRun writes a stretch of fixed-width fields of the struct at p
-// into room made once, one loop per width. The room is checked once, so
-// the stores go through pointers without a bounds check each.
+// into room made once, so the stores go through pointers without a bounds
+// check each.
 func encodeFixedRun(b []byte, in *instr, p unsafe.Pointer) []byte {
 	n := len(b)
 	b = extend(b, int(in.n))
 	dst := unsafe.Pointer(unsafe.SliceData(b[n:]))
-	g := in.runSlots()
-	for _, s := range g.int32s {
-		put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
-	}
-	for _, s := range g.int16s {
-		v := *(*uint16)(unsafe.Add(p, s.off))
-		*(*[2]byte)(unsafe.Add(dst, s.at)) = [2]byte{byte(v >> 8), byte(v)}
-	}
-	for _, s := range g.int64s {
-		v := *(*uint64)(unsafe.Add(p, s.off))
-		put32(unsafe.Add(dst, s.at), uint32(v>>32))
-		put32(unsafe.Add(dst, s.at+4), uint32(v))
-	}
-	for _, s := range g.int8s {
-		*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
-	}
-	for _, s := range g.bools {
-		*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off)) // a Go bool is 0 or 1
-	}
-	for _, s := range g.uuids {
-		*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
+	for _, s := range in.fixedRun() {
+		src, to := unsafe.Add(p, s.off), unsafe.Add(dst, s.at)
+		switch s.width {
+		case 4:
+			put32(to, *(*uint32)(src))
+		case 2:
+			binary.BigEndian.PutUint16((*[2]byte)(to)[:], *(*uint16)(src))
+		case 8:
+			binary.BigEndian.PutUint64((*[8]byte)(to)[:], *(*uint64)(src))
+		case 1:
+			*(*uint8)(to) = *(*uint8)(src) // a Go bool is 0 or 1
+		default:
+			*(*UUID)(to) = *(*UUID)(src)
+		}
 	}
 	return b
 }
 
 // put32 stores v big-endian at p, which must have 4 bytes of room.
 func put32(p unsafe.Pointer, v uint32) {
-	*(*[4]byte)(p) = [4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+	binary.BigEndian.PutUint32((*[4]byte)(p)[:], v)
 }

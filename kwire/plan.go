@@ -151,6 +151,8 @@ type plan struct {
 	absentChecks     []defaultCheck
 	tagChecksFlat    bool
 	absentChecksFlat bool
+	skipAbsent       bool // no absent field needs a check
+	tail             tail
 }
 
 // typeInfo is what kwire knows of one struct type, for every version.

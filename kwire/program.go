@@ -40,13 +40,35 @@ const (
 type instr struct {
 	code     code
 	nullable bool           // bytes and arrays: nil is written as null
+	count    uint16         // cFixedRun: fields
 	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
 	off      uintptr        // of the field in its struct
-	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *runSlots (cFixedRun)
+	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedSlot (cFixedRun: count of them)
 }
 
-func (in *instr) plan() *plan         { return (*plan)(in.ref) }
-func (in *instr) runSlots() *runSlots { return (*runSlots)(in.ref) }
+func (in *instr) plan() *plan { return (*plan)(in.ref) }
+
+// fixedRun is the fields of a cFixedRun in wire order.
+func (in *instr) fixedRun() []fixedSlot {
+	return unsafe.Slice((*fixedSlot)(in.ref), in.count)
+}
+
+// fixedSlot places one field of a fixed run: at off in the struct, at at
+// in the run's bytes, width bytes wide.
+type fixedSlot struct {
+	off   uint32
+	at    uint16
+	width uint8
+}
+
+// tail is what follows a struct's fields on the wire, decided once.
+type tail uint8
+
+const (
+	tailNone    tail = iota // not flexible
+	tailEmpty               // flexible, no tagged and no unknown-tags field: one zero byte
+	tailGeneral             // see nothingTagged
+)
 
 // compileProgram fills pl.enc from pl.hot, and the flat default checks
 // that let encode and size skip the general per-field tests.
@@ -54,6 +76,14 @@ func compileProgram(pl *plan) {
 	pl.enc = make([]instr, len(pl.hot))
 	for i := range pl.hot {
 		pl.enc[i] = compileOp(&pl.hot[i])
+	}
+	switch {
+	case !pl.flexible:
+		pl.tail = tailNone
+	case len(pl.tagged) == 0 && !pl.hasUnknown:
+		pl.tail = tailEmpty
+	default:
+		pl.tail = tailGeneral
 	}
 	pl.tagChecksFlat = true
 	for i := range pl.tagged {
@@ -75,13 +105,18 @@ func compileProgram(pl *plan) {
 			break
 		}
 	}
+	pl.skipAbsent = pl.absentChecksFlat && len(pl.absentChecks) == 0
 }
 
 func compileOp(o *op) instr {
 	in := instr{off: o.offset, nullable: o.nullable}
 	switch o.kind {
 	case kFixedRun:
-		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), unsafe.Pointer(o.slots)
+		run := make([]fixedSlot, len(o.run))
+		for i, f := range o.run {
+			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize())}
+		}
+		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(&run[0])
 	case kInt8, kBool:
 		in.code = cInt8
 	case kInt16, kUint16:

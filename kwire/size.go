@@ -78,10 +78,10 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 			n += s
 		}
 	}
-	if !pl.flexible {
+	switch {
+	case pl.tail == tailNone:
 		return n, nil
-	}
-	if nothingTagged(pl, p) {
+	case pl.tail == tailEmpty || nothingTagged(pl, p):
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
