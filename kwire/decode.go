@@ -112,6 +112,19 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 	return n, nil
 }
 
+// strPtr returns a pointer to the next n bytes as a string, the string
+// header carved from a chunk as the bytes are.
+func (d *decoder) strPtr(n int) *string {
+	if len(d.strPtrs) == 0 {
+		d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
+		d.strPtrs = make([]string, min(d.lastPtrChunk, d.remaining()+1))
+	}
+	sp := &d.strPtrs[0]
+	d.strPtrs = d.strPtrs[1:]
+	*sp = d.str(n)
+	return sp
+}
+
 // str returns the next n bytes as a string from the arena.
 func (d *decoder) str(n int) string {
 	if n == 0 {
@@ -205,14 +218,7 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 			*(*string)(fp) = d.str(n)
 			return nil
 		}
-		if len(d.strPtrs) == 0 {
-			d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
-			d.strPtrs = make([]string, min(d.lastPtrChunk, d.remaining()+1))
-		}
-		sp := &d.strPtrs[0]
-		d.strPtrs = d.strPtrs[1:]
-		*sp = d.str(n)
-		*(**string)(fp) = sp
+		*(**string)(fp) = d.strPtr(n)
 		return nil
 	case kBytes:
 		start := d.off

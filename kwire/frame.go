@@ -239,11 +239,15 @@ func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) 
 	if err != nil {
 		return h, err
 	}
-	info, err := Describe(msg)
-	if err != nil {
-		return h, err
+	if pl, _ := cachedRootPlan(msg, version); pl != nil {
+		h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
+	} else {
+		info, err := Describe(msg)
+		if err != nil {
+			return h, err
+		}
+		h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
 	}
-	h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
 	d := decoder{src: rest}
 	if d.remaining() < 4 {
 		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
@@ -251,11 +255,11 @@ func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) 
 	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
 	d.off = 4
 	if h.Version >= 1 {
-		var hdr struct{ tags UnknownTags }
-		if err := d.readUnknownTags(&hdr.tags); err != nil {
+		tags, err := d.readUnknownTags()
+		if err != nil {
 			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
 		}
-		h.UnknownTags = hdr.tags
+		h.UnknownTags = tags
 	}
 	if err := Unmarshal(rest[d.off:], msg, version); err != nil {
 		if e, ok := err.(*Error); ok && e.Offset >= 0 {
@@ -273,23 +277,40 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
 	d.off += 4
 	if h.Version >= 1 {
-		o := op{kind: kNullString, nullable: true}
-		var cid *string
-		if err := d.decodeValue(&o, ptrOf(&cid)); err != nil {
+		// A classic nullable string, read here rather than through an op
+		// so that neither the header nor the pointer moves to the heap.
+		n, err := d.readLength(false, false, 1)
+		if err != nil {
 			return within(err, "ClientID")
 		}
-		h.ClientID = cid
+		if n >= 0 {
+			h.ClientID = d.strPtr(n)
+		}
 	}
 	if h.Version >= 2 {
-		return d.readUnknownTags(&h.UnknownTags)
+		tags, err := d.readUnknownTags()
+		h.UnknownTags = tags
+		return err
 	}
 	return nil
 }
 
 // readUnknownTags reads a tagged-field section that declares no fields.
-func (d *decoder) readUnknownTags(dst *UnknownTags) error {
+// The common empty section costs a byte; the rest takes the decoder's
+// general path.
+func (d *decoder) readUnknownTags() (UnknownTags, error) {
+	if d.off < len(d.src) && d.src[d.off] == 0 {
+		d.off++
+		return nil, nil
+	}
+	return d.readTagSection()
+}
+
+func (d *decoder) readTagSection() (UnknownTags, error) {
+	var tags UnknownTags
 	pl := plan{flexible: true, hasUnknown: true}
-	return d.decodeTaggedFields(&pl, ptrOf(dst))
+	err := d.decodeTaggedFields(&pl, ptrOf(&tags))
+	return tags, err
 }
 
 func shiftOffset(err error, by int) error {
