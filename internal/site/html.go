@@ -51,9 +51,17 @@ type fact struct{ Name, Value string }
 type legendItem struct{ Name, Class string }
 
 type versionLink struct {
-	Version int16
-	File    string
-	Current bool
+	Version  int16
+	File     string
+	Current  bool
+	Unstable bool // the schema marks it under development
+}
+
+func encodedAt(p *Page) string {
+	if p.Version > p.API.MaxStable() {
+		return fmt.Sprintf("v%d (unstable: not offered by default)", p.Version)
+	}
+	return fmt.Sprintf("v%d", p.Version)
 }
 
 type sideView struct {
@@ -94,7 +102,7 @@ func WritePage(w io.Writer, p *Page, opts RenderOptions) error {
 	v := pageView{Page: p, Standalone: opts.Standalone, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	v.Facts = []fact{
 		{"API key", fmt.Sprint(p.API.Key)},
-		{"Encoded at", fmt.Sprintf("v%d", p.Version)},
+		{"Encoded at", encodedAt(p)},
 		{"Flexible versions", p.Request.Flexible.String()},
 		{"Headers", fmt.Sprintf("req v%d, resp v%d", p.Request.HeaderVersion, p.Response.HeaderVersion)},
 		{"Request versions", p.Request.Versions.String()},
@@ -106,7 +114,7 @@ func WritePage(w io.Writer, p *Page, opts RenderOptions) error {
 		v.Legend = append(v.Legend, legendItem{c.String(), c.Class()})
 	}
 	for ver := p.API.MinVersion; ver <= p.API.MaxVersion; ver++ {
-		v.Versions = append(v.Versions, versionLink{ver, PageFile(p.API, ver), ver == p.Version})
+		v.Versions = append(v.Versions, versionLink{ver, PageFile(p.API, ver), ver == p.Version, ver > p.API.MaxStable()})
 	}
 	v.Sides = []sideView{
 		sideViewOf(&p.Request, "q", "request", "Request", p.Version, opts.Schemas.lookup(p.API.Key, p.Version, false)),
@@ -226,7 +234,7 @@ func WriteIndex(w io.Writer, newest []*Page) error {
 	for _, p := range newest {
 		e := IndexEntry{Page: p}
 		for ver := p.API.MinVersion; ver <= p.API.MaxVersion; ver++ {
-			e.Files = append(e.Files, versionLink{Version: ver, File: PageFile(p.API, ver)})
+			e.Files = append(e.Files, versionLink{Version: ver, File: PageFile(p.API, ver), Unstable: ver > p.API.MaxStable()})
 		}
 		rows = append(rows, e)
 	}

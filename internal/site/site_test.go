@@ -72,6 +72,12 @@ func checkPage(t *testing.T, name string, p *parsedPage, built *Page) {
 		"side response", "title", "grid", "tree", "schema"}, p.order, "%s: the reference page's parts, in its order", name)
 	assert.Equal(t, wantLegend, p.legend, name)
 	require.Len(t, p.facts, 8, name)
+	assert.Equal(t, "Encoded at", p.facts[1][0])
+	if built.Version > built.API.MaxStable() {
+		assert.Equal(t, fmt.Sprintf("v%d (unstable: not offered by default)", built.Version), p.facts[1][1], name)
+	} else {
+		assert.Equal(t, fmt.Sprintf("v%d", built.Version), p.facts[1][1], name)
+	}
 	assert.Equal(t, [2]string{"Request size", fmt.Sprintf("%d bytes", len(built.Request.Frame))}, p.facts[6], name)
 	assert.Equal(t, [2]string{"Response size", fmt.Sprintf("%d bytes", len(built.Response.Frame))}, p.facts[7], name)
 	require.Len(t, p.sides, 2, name)
@@ -261,6 +267,9 @@ func TestIndexListsEveryAPI(t *testing.T) {
 		assert.Contains(t, cells, fmt.Sprintf("%d B", len(newest.Response.Frame)))
 		for v := api.MinVersion; v <= api.MaxVersion; v++ {
 			assert.True(t, links[PageFile(api, v)], "index links %s", PageFile(api, v))
+		}
+		if api.LatestVersionUnstable {
+			assert.Contains(t, cells, fmt.Sprintf("v%d*", api.MaxVersion), "%s marks its unstable version", api.Name)
 		}
 	}
 }
