@@ -1,7 +1,6 @@
 package kwire_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kwiretest"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -79,52 +79,6 @@ type tree struct {
 	Next     *tree    `kafka:"v=0+,nullable=0+"`
 }
 
-// genMessage is a gopter generator of random legal instances at version.
-func genMessage(newMsg func() any, version int16) gopter.Gen {
-	return func(p *gopter.GenParameters) *gopter.GenResult {
-		m := newMsg()
-		if err := kwire.FillRandom(p.Rng, m, version, kwire.RandomOptions{MaxLen: 1 + p.MaxSize/12}); err != nil {
-			panic(err)
-		}
-		return gopter.NewGenResult(m, gopter.NoShrinker)
-	}
-}
-
-// roundTrip checks the codec's properties on one value: Size agrees with
-// Marshal, encoding is deterministic and appends cleanly, Unmarshal gives
-// back an equal value, and that value encodes to the same bytes.
-func roundTrip(m any, newMsg func() any, version int16) error {
-	b, err := kwire.Marshal(m, version)
-	if err != nil {
-		return fmt.Errorf("marshal: %w", err)
-	}
-	if n, err := kwire.Size(m, version); err != nil || n != len(b) {
-		return fmt.Errorf("Size %d (%v), Marshal %d bytes", n, err, len(b))
-	}
-	again, err := kwire.Append([]byte("prefix"), m, version)
-	if err != nil || !bytes.Equal(again[6:], b) || string(again[:6]) != "prefix" {
-		return fmt.Errorf("second encoding differs: %v", err)
-	}
-	back := newMsg()
-	if err := kwire.Unmarshal(b, back, version); err != nil {
-		return fmt.Errorf("unmarshal: %w\nbytes %x", err, b)
-	}
-	if !reflect.DeepEqual(m, back) {
-		return fmt.Errorf("decoded value differs\n in: %+v\nout: %+v", m, back)
-	}
-	b2, err := kwire.Marshal(back, version)
-	if err != nil || !bytes.Equal(b, b2) {
-		return fmt.Errorf("re-encoding differs: %v", err)
-	}
-	// Every strict prefix is an error, never a panic or a value.
-	for cut := 0; cut < len(b); cut += 1 + len(b)/16 {
-		if err := kwire.Unmarshal(b[:cut], newMsg(), version); err == nil {
-			return fmt.Errorf("a %d-byte prefix of %d bytes decoded without error", cut, len(b))
-		}
-	}
-	return nil
-}
-
 func properties(t *testing.T, minSuccessful int) *gopter.Properties {
 	params := gopter.DefaultTestParametersWithSeed(int64(len(t.Name())) * 7919)
 	params.MinSuccessfulTests = minSuccessful
@@ -133,16 +87,16 @@ func properties(t *testing.T, minSuccessful int) *gopter.Properties {
 }
 
 func TestPropertiesTestStructs(t *testing.T) {
+	kwiretest.RoundTrip(t, &allTypes{})
+	kwiretest.RoundTrip(t, &tree{Value: 1, Children: []tree{{Value: 2}}, Next: &tree{Value: 3}})
 	ps := properties(t, 300)
 	for v := int16(0); v <= 3; v++ {
-		newMsg := func() any { return new(allTypes) }
-		ps.Property(fmt.Sprintf("allTypes v%d round-trips", v), prop.ForAll1(genMessage(newMsg, v),
-			func(m any) (any, error) { return true, roundTrip(m, newMsg, v) }))
+		ps.Property(fmt.Sprintf("allTypes v%d round-trips", v), prop.ForAll1(kwiretest.Gen(&allTypes{}, v),
+			func(m any) (any, error) { return true, kwiretest.Check(m, v) }))
 	}
 	for v := int16(0); v <= 1; v++ {
-		newMsg := func() any { return new(tree) }
-		ps.Property(fmt.Sprintf("tree v%d round-trips", v), prop.ForAll1(genMessage(newMsg, v),
-			func(m any) (any, error) { return true, roundTrip(m, newMsg, v) }))
+		ps.Property(fmt.Sprintf("tree v%d round-trips", v), prop.ForAll1(kwiretest.Gen(&tree{}, v),
+			func(m any) (any, error) { return true, kwiretest.Check(m, v) }))
 	}
 	ps.TestingRun(t)
 }
@@ -158,8 +112,8 @@ func TestPropertiesEveryAPIAndVersion(t *testing.T) {
 		for v := api.MinVersion; v <= api.MaxVersion; v++ {
 			for _, newMsg := range []func() any{api.NewRequest, api.NewResponse} {
 				name := fmt.Sprintf("%T v%d", newMsg(), v)
-				ps.Property(name+" round-trips", prop.ForAll1(genMessage(newMsg, v),
-					func(m any) (any, error) { return true, roundTrip(m, newMsg, v) }))
+				ps.Property(name+" round-trips", prop.ForAll1(kwiretest.Gen(newMsg(), v),
+					func(m any) (any, error) { return true, kwiretest.Check(m, v) }))
 				pairs++
 			}
 		}
@@ -181,7 +135,7 @@ func TestPropertiesRequestFrames(t *testing.T) {
 	genSample := func(p *gopter.GenParameters) *gopter.GenResult {
 		api := apis[p.Rng.Intn(len(apis))]
 		v := api.MinVersion + int16(p.Rng.Intn(int(api.MaxVersion-api.MinVersion)+1))
-		m := genMessage(api.NewRequest, v)(p).Result
+		m := kwiretest.Gen(api.NewRequest(), v)(p).Result
 		return gopter.NewGenResult(sample{api, v, m}, gopter.NoShrinker)
 	}
 	clientID := "kwire-props"

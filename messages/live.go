@@ -6,36 +6,52 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-// RequestFor returns a pointer to a new request struct of an API key (a
-// newBody for kwire.ReadRequest); an unknown key is kwire.ErrUnknownAPI.
-func RequestFor(key, _ int16) (any, error) {
-	api, err := lookupErr(key)
+// RequestFor returns a pointer to a new request struct of an API key in
+// the Default registry (a newBody for kwire.ReadRequest); an unknown key
+// is kwire.ErrUnknownAPI.
+func RequestFor(key, version int16) (any, error) { return Default.RequestFor(key, version) }
+
+// ResponseFor returns a pointer to a new response struct of an API key in
+// the Default registry (for kwire.NewTracker); an unknown key is
+// kwire.ErrUnknownAPI.
+func ResponseFor(key, version int16) (any, error) { return Default.ResponseFor(key, version) }
+
+// NewTracker is a kwire.Tracker for every API in the Default registry,
+// those registered later included.
+func NewTracker(limit int) *kwire.Tracker { return Default.NewTracker(limit) }
+
+// RequestFor returns a pointer to a new request struct of an API key in
+// the registry; an unknown key is kwire.ErrUnknownAPI.
+func (r *Registry) RequestFor(key, _ int16) (any, error) {
+	api, err := r.lookupErr(key)
 	if err != nil {
 		return nil, err
 	}
 	return api.NewRequest(), nil
 }
 
-// ResponseFor returns a pointer to a new response struct of an API key
-// (for kwire.NewTracker); an unknown key is kwire.ErrUnknownAPI.
-func ResponseFor(key, _ int16) (any, error) {
-	api, err := lookupErr(key)
+// ResponseFor returns a pointer to a new response struct of an API key in
+// the registry; an unknown key is kwire.ErrUnknownAPI.
+func (r *Registry) ResponseFor(key, _ int16) (any, error) {
+	api, err := r.lookupErr(key)
 	if err != nil {
 		return nil, err
 	}
 	return api.NewResponse(), nil
 }
 
-func lookupErr(key int16) (API, error) {
-	api, ok := Lookup(key)
+// NewTracker is a kwire.Tracker for every API in the registry.
+func (r *Registry) NewTracker(limit int) *kwire.Tracker {
+	return kwire.NewTracker(limit, r.ResponseFor)
+}
+
+func (r *Registry) lookupErr(key int16) (API, error) {
+	api, ok := r.Lookup(key)
 	if !ok {
 		return api, &kwire.Error{Op: "frame", Offset: -1, Err: kwire.ErrUnknownAPI, Detail: fmt.Sprintf("key %d", key)}
 	}
 	return api, nil
 }
-
-// NewTracker is a kwire.Tracker for every API in this package.
-func NewTracker(limit int) *kwire.Tracker { return kwire.NewTracker(limit, ResponseFor) }
 
 // Versions is what this package speaks: every API's MinVersion to
 // MaxStable, or to MaxVersion with unstable versions asked for.

@@ -2,7 +2,15 @@
 // of them by API key. The structs are encoded by package kwire.
 package messages
 
-import "sort"
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kwirelabs/kwire/kwire"
+)
 
 // API describes one Kafka API: its key, name, valid versions and how to
 // make its request and response structs.
@@ -31,23 +39,147 @@ func (a API) MaxStable() int16 {
 // IsFlexible reports whether version v of the API is a flexible version.
 func (a API) IsFlexible(v int16) bool { return a.FlexibleFrom >= 0 && v >= a.FlexibleFrom }
 
-var byKey = func() map[int16]API {
-	m := make(map[int16]API, len(apis))
-	for _, a := range apis {
-		m[a.Key] = a
-	}
-	return m
-}()
+// Registry maps API keys to APIs. Reads take no lock (a registry is an
+// immutable table swapped whole on Register), so ReadRequest stays cheap.
+// The zero Registry is empty; NewRegistry holds Kafka's APIs.
+type Registry struct {
+	mu    sync.Mutex // serialises Register
+	table atomic.Pointer[apiTable]
+}
 
-// APIs returns every API this package knows, sorted by key.
-func APIs() []API {
-	out := append([]API(nil), apis...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
+type apiTable struct {
+	byKey  map[int16]API
+	sorted []API
+}
+
+// Default is the registry the package-level functions (Lookup, APIs,
+// ReadRequest, Register, ...) use, and so the kwire tool's decode.
+var Default = NewRegistry()
+
+// NewRegistry returns a registry of every Kafka API this package has.
+func NewRegistry() *Registry {
+	r := &Registry{}
+	r.table.Store(newTable(apis))
+	return r
+}
+
+func newTable(list []API) *apiTable {
+	t := &apiTable{byKey: make(map[int16]API, len(list)), sorted: append([]API(nil), list...)}
+	for _, a := range list {
+		t.byKey[a.Key] = a
+	}
+	sort.Slice(t.sorted, func(i, j int) bool { return t.sorted[i].Key < t.sorted[j].Key })
+	return t
+}
+
+func (r *Registry) load() *apiTable {
+	if t := r.table.Load(); t != nil {
+		return t
+	}
+	return &apiTable{}
 }
 
 // Lookup returns the API with the given key.
-func Lookup(key int16) (API, bool) {
-	a, ok := byKey[key]
+func (r *Registry) Lookup(key int16) (API, bool) {
+	a, ok := r.load().byKey[key]
 	return a, ok
 }
+
+// APIs returns every API of the registry, sorted by key.
+func (r *Registry) APIs() []API { return append([]API(nil), r.load().sorted...) }
+
+// Register adds a request/response pair under api.Key, after checking
+// that both structs have valid tags (kwire.Validate) that agree with api:
+// the API key if they name one, every version MinVersion-MaxVersion, and
+// the flexible versions from FlexibleFrom. A key already taken is an
+// error. Register may run while other goroutines read the registry: they
+// see the table before or after, never half of one. NewAPI fills api in
+// from the structs' own tags.
+func (r *Registry) Register(api API) error {
+	if err := checkAPI(api); err != nil {
+		return fmt.Errorf("messages: register %s (key %d): %w", api.Name, api.Key, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	if a, ok := old.byKey[api.Key]; ok {
+		return fmt.Errorf("messages: register %s: key %d is %s already", api.Name, api.Key, a.Name)
+	}
+	r.table.Store(newTable(append(old.sorted, api)))
+	return nil
+}
+
+// checkAPI checks api against the tags of its request and response.
+func checkAPI(api API) error {
+	if api.Name == "" || api.NewRequest == nil || api.NewResponse == nil {
+		return fmt.Errorf("an API needs a Name, NewRequest and NewResponse")
+	}
+	if api.MinVersion < 0 || api.MaxVersion < api.MinVersion {
+		return fmt.Errorf("versions %d-%d", api.MinVersion, api.MaxVersion)
+	}
+	for _, newMsg := range []func() any{api.NewRequest, api.NewResponse} {
+		msg := newMsg()
+		if v := reflect.ValueOf(msg); v.Kind() != reflect.Pointer || v.IsNil() {
+			return fmt.Errorf("%T: the constructors must return non-nil pointers to structs", msg)
+		}
+		info, err := kwire.Describe(msg)
+		if err != nil {
+			return err
+		}
+		switch {
+		case info.APIKey >= 0 && info.APIKey != api.Key:
+			return fmt.Errorf("%T says api=%d", msg, info.APIKey)
+		case !info.Versions.Contains(api.MinVersion) || !info.Versions.Contains(api.MaxVersion):
+			return fmt.Errorf("%T has versions=%s, not all of %d-%d", msg, info.Versions, api.MinVersion, api.MaxVersion)
+		}
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			if info.Flexible.Contains(v) != api.IsFlexible(v) {
+				return fmt.Errorf("%T has flexible=%s, but FlexibleFrom is %d", msg, info.Flexible, api.FlexibleFrom)
+			}
+		}
+	}
+	return nil
+}
+
+// NewAPI describes the API of a request/response pair from their struct
+// tags: the key from api=K, the versions both declare, and the first
+// flexible one. The result can be given to Register.
+func NewAPI(name string, newRequest, newResponse func() any) (API, error) {
+	api := API{Name: name, NewRequest: newRequest, NewResponse: newResponse, FlexibleFrom: -1}
+	if newRequest == nil || newResponse == nil {
+		return api, fmt.Errorf("messages: NewAPI %s: nil constructor", name)
+	}
+	req, err := kwire.Describe(newRequest())
+	if err != nil {
+		return api, err
+	}
+	resp, err := kwire.Describe(newResponse())
+	if err != nil {
+		return api, err
+	}
+	if req.APIKey < 0 {
+		return api, fmt.Errorf("messages: NewAPI %s: the request struct names no API key (api=K on its _ field)", name)
+	}
+	api.Key = req.APIKey
+	api.MinVersion = max(req.Versions.Min, resp.Versions.Min)
+	api.MaxVersion = min(req.Versions.Max, resp.Versions.Max)
+	if api.MaxVersion < api.MinVersion || api.MaxVersion == kwire.AllVersions.Max {
+		return api, fmt.Errorf("messages: NewAPI %s: the request (versions=%s) and response (versions=%s) share no bounded range", name, req.Versions, resp.Versions)
+	}
+	for v := api.MinVersion; v <= api.MaxVersion; v++ {
+		if req.Flexible.Contains(v) {
+			api.FlexibleFrom = v
+			break
+		}
+	}
+	return api, checkAPI(api)
+}
+
+// Register adds an API to the Default registry (see Registry.Register).
+func Register(api API) error { return Default.Register(api) }
+
+// APIs returns every API of the Default registry, sorted by key.
+func APIs() []API { return Default.APIs() }
+
+// Lookup returns the API with the given key from the Default registry.
+func Lookup(key int16) (API, bool) { return Default.Lookup(key) }

@@ -56,13 +56,7 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		}
 		tree, err = kwire.TraceResponse(frame, api.NewResponse(), int16(*version))
 	} else {
-		tree, err = kwire.TraceRequest(frame, func(key, _ int16) (any, error) {
-			api, ok := messages.Lookup(key)
-			if !ok {
-				return nil, fmt.Errorf("decode: no API with key %d", key)
-			}
-			return api.NewRequest(), nil
-		})
+		tree, err = messages.TraceRequest(frame)
 	}
 	if err != nil {
 		return err

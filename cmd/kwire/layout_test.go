@@ -37,7 +37,7 @@ func TestAPIsListsEveryKey(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run([]string{"apis"}, &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	assert.Len(t, lines, 96) // header + keys 0-94
+	assert.Len(t, lines, 97) // header + keys 0-94 + the tests' custom Ledger (key 1000, custom_api_test.go)
 	assert.Regexp(t, `68\s+ConsumerGroupHeartbeat\s+0-1\s+0`, out.String())
 	assert.Regexp(t, `22\s+InitProducerId\s+0-6 \(v6 unstable\)\s+2`, out.String())
 	assert.Regexp(t, `94\s+UnregisterController\s+0-0\s+0`, out.String())
