@@ -69,7 +69,18 @@ func (w workload) saramaDecoderFor() func([]byte) error {
 	}
 }
 
-func BenchmarkEncode(b *testing.B) {
+func BenchmarkEncode(b *testing.B) { benchEncode(b, workloads) }
+
+func BenchmarkDecode(b *testing.B) { benchDecode(b, workloads) }
+
+// BenchmarkScaling is MetadataResponse v12 at 1, 10, 100 and 1000 topics
+// × 20 partitions, encode and decode.
+func BenchmarkScaling(b *testing.B) {
+	b.Run("Encode", func(b *testing.B) { benchEncode(b, scalingWorkloads) })
+	b.Run("Decode", func(b *testing.B) { benchDecode(b, scalingWorkloads) })
+}
+
+func benchEncode(b *testing.B, workloads []workload) {
 	for _, w := range workloads {
 		body := workloadBody(b, w)
 		b.Run(w.name+"/lib=kmsg", func(b *testing.B) {
@@ -108,7 +119,7 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
-func BenchmarkDecode(b *testing.B) {
+func benchDecode(b *testing.B, workloads []workload) {
 	for _, w := range workloads {
 		body := workloadBody(b, w)
 		b.Run(w.name+"/lib=kmsg", func(b *testing.B) {
@@ -313,7 +324,7 @@ func BenchmarkDecodeFrame(b *testing.B) {
 // partitions, which it keeps in a map), the same frames for kafka-go, and
 // that each library decodes the canonical bytes back to them.
 func TestWorkloadsAgree(t *testing.T) {
-	for _, w := range workloads {
+	for _, w := range append(workloads[:len(workloads):len(workloads)], scalingWorkloads...) {
 		t.Run(w.name, func(t *testing.T) {
 			body := workloadBody(t, w)
 			require.Equal(t, body, w.kmsg().AppendTo(nil), "kmsg body")

@@ -66,8 +66,20 @@ var workloads = []workload{
 	metadataWorkload(12),
 	cghWorkload(),
 	heartbeatWorkload(),
-	produceWorkload(),
-	fetchWorkload(),
+	produceWorkload(9),
+	produceWorkload(13),
+	fetchWorkload(12),
+	fetchWorkload(18),
+}
+
+// scalingWorkloads are MetadataResponse v12 at 1, 10, 100 and 1000 topics
+// of 20 partitions each (BenchmarkScaling), to show how the ratio to kmsg
+// moves with the size of a message.
+var scalingWorkloads = []workload{
+	metadataWorkloadN(12, 1, "MetadataResponseV12Topics1"),
+	metadataWorkloadN(12, 10, "MetadataResponseV12Topics10"),
+	metadataWorkloadN(12, 100, "MetadataResponseV12Topics100"),
+	metadataWorkloadN(12, 1000, "MetadataResponseV12Topics1000"),
 }
 
 // ---- MetadataResponse: 3 brokers, 50 topics × 20 partitions, 3 replicas and 3 ISR ----
@@ -75,7 +87,11 @@ var workloads = []workload{
 const metaBrokers, metaTopics, metaPartitions = 3, 50, 20
 
 func metadataWorkload(v int16) workload {
-	w := workload{name: fmt.Sprintf("MetadataResponseV%d", v), key: 3, version: v, resp: true}
+	return metadataWorkloadN(v, metaTopics, fmt.Sprintf("MetadataResponseV%d", v))
+}
+
+func metadataWorkloadN(v int16, topics int, name string) workload {
+	w := workload{name: name, key: 3, version: v, resp: true}
 	w.kwire = func() any {
 		m := messages.NewMetadataResponse()
 		for i := 0; i < metaBrokers; i++ {
@@ -83,7 +99,7 @@ func metadataWorkload(v int16) workload {
 		}
 		m.ClusterID = ptr(benchCluster)
 		m.ControllerID = 1
-		for t := 0; t < metaTopics; t++ {
+		for t := 0; t < topics; t++ {
 			tp := messages.MetadataResponseTopic{Name: ptr(benchTopicName(t)), TopicAuthorizedOperations: authOpsUnset}
 			if metadataTopicID(v) {
 				tp.TopicID = benchUUID(t)
@@ -107,7 +123,7 @@ func metadataWorkload(v int16) workload {
 		m.ClusterID = ptr(benchCluster)
 		m.ControllerID = 1
 		m.AuthorizedOperations = authOpsUnset
-		for t := 0; t < metaTopics; t++ {
+		for t := 0; t < topics; t++ {
 			tp := kmsg.NewMetadataResponseTopic()
 			tp.Topic = ptr(benchTopicName(t))
 			if metadataTopicID(v) {
@@ -130,7 +146,7 @@ func metadataWorkload(v int16) workload {
 			for i := 0; i < metaBrokers; i++ {
 				m.AddBroker(fmt.Sprintf("%s:9092", benchHost(i)), int32(i)) // sarama cannot set a rack from outside: all racks null
 			}
-			for t := 0; t < metaTopics; t++ {
+			for t := 0; t < topics; t++ {
 				tp := &sarama.TopicMetadata{Version: v, Name: benchTopicName(t), TopicAuthorizedOperations: authOpsUnset}
 				if metadataTopicID(v) {
 					tp.Uuid = benchUUID(t)
@@ -152,7 +168,7 @@ func metadataWorkload(v int16) workload {
 			for i := 0; i < metaBrokers; i++ {
 				m.Brokers = append(m.Brokers, kafkagometadata.ResponseBroker{NodeID: int32(i), Host: benchHost(i), Port: 9092})
 			}
-			for t := 0; t < metaTopics; t++ {
+			for t := 0; t < topics; t++ {
 				tp := kafkagometadata.ResponseTopic{Name: benchTopicName(t), TopicAuthorizedOperations: authOpsUnset}
 				for p := 0; p < metaPartitions; p++ {
 					tp.Partitions = append(tp.Partitions, kafkagometadata.ResponsePartition{
@@ -288,41 +304,60 @@ func (s batchSpec) sarama() *sarama.RecordBatch {
 	return b
 }
 
-// ---- ProduceRequest v9: one partition, 1 KiB of records ----
+// ---- ProduceRequest v9 and v13: one partition, 1 KiB of records ----
 
-func produceWorkload() workload {
+// produceTopicID names the topic in versions 13+, which send ids.
+var produceTopicID = benchUUID(99)
+
+func produceWorkload(v int16) workload {
 	spec := newBatchSpec(4, 1024)
 	records := spec.bytes()
-	w := workload{name: "ProduceRequestV9", key: 0, version: 9}
+	w := workload{name: fmt.Sprintf("ProduceRequestV%d", v), key: 0, version: v}
 	w.kwire = func() any {
-		return &messages.ProduceRequest{Acks: -1, TimeoutMs: 30000, TopicData: []messages.ProduceRequestTopicProduceData{{
-			Name: benchTopic, PartitionData: []messages.ProduceRequestPartitionProduceData{{Index: 0, Records: records}}}}}
+		td := messages.ProduceRequestTopicProduceData{Name: benchTopic,
+			PartitionData: []messages.ProduceRequestPartitionProduceData{{Index: 0, Records: records}}}
+		if v >= 13 {
+			td.Name, td.TopicID = "", produceTopicID
+		}
+		return &messages.ProduceRequest{Acks: -1, TimeoutMs: 30000, TopicData: []messages.ProduceRequestTopicProduceData{td}}
 	}
 	w.kmsg = func() kmsgMessage {
 		m := kmsg.NewPtrProduceRequest()
-		m.Version, m.Acks, m.TimeoutMillis = 9, -1, 30000
-		m.Topics = []kmsg.ProduceRequestTopic{{Topic: benchTopic, Partitions: []kmsg.ProduceRequestTopicPartition{{Partition: 0, Records: records}}}}
+		m.Version, m.Acks, m.TimeoutMillis = v, -1, 30000
+		t := kmsg.ProduceRequestTopic{Topic: benchTopic, Partitions: []kmsg.ProduceRequestTopicPartition{{Partition: 0, Records: records}}}
+		if v >= 13 {
+			t.Topic, t.TopicID = "", produceTopicID
+		}
+		m.Topics = []kmsg.ProduceRequestTopic{t}
 		return m
 	}
-	w.sarama = func() any {
-		m := &sarama.ProduceRequest{Version: 9, RequiredAcks: sarama.WaitForAll, Timeout: 30000}
-		m.AddBatch(benchTopic, 0, spec.sarama())
-		return m
+	if v <= 9 {
+		w.sarama = func() any {
+			m := &sarama.ProduceRequest{Version: v, RequiredAcks: sarama.WaitForAll, Timeout: 30000}
+			m.AddBatch(benchTopic, 0, spec.sarama())
+			return m
+		}
 	}
 	return w // kafka-go's produce messages stop at v8
 }
 
-// ---- FetchResponse v12: 10 partitions × 16 KiB of records ----
+// ---- FetchResponse v12 and v18: 10 partitions × 16 KiB of records ----
 
 const fetchPartitions = 10
 
-func fetchWorkload() workload {
+// fetchTopicID names the topic in versions 13+, which send ids.
+var fetchTopicID = benchUUID(98)
+
+func fetchWorkload(v int16) workload {
 	spec := newBatchSpec(16, 16384)
 	records := spec.bytes()
-	w := workload{name: "FetchResponseV12", key: 1, version: 12, resp: true, saramaUnordered: true}
+	w := workload{name: fmt.Sprintf("FetchResponseV%d", v), key: 1, version: v, resp: true, saramaUnordered: true}
 	w.kwire = func() any {
 		m := messages.NewFetchResponse()
 		tp := messages.FetchResponseFetchableTopicResponse{Topic: benchTopic}
+		if v >= 13 {
+			tp.Topic, tp.TopicID = "", fetchTopicID
+		}
 		for p := 0; p < fetchPartitions; p++ {
 			pd := messages.FetchResponsePartitionData{}
 			pd.Default()
@@ -336,9 +371,12 @@ func fetchWorkload() workload {
 	}
 	w.kmsg = func() kmsgMessage {
 		m := kmsg.NewPtrFetchResponse()
-		m.Version = 12
+		m.Version = v
 		tp := kmsg.NewFetchResponseTopic()
 		tp.Topic = benchTopic
+		if v >= 13 {
+			tp.Topic, tp.TopicID = "", fetchTopicID
+		}
 		for p := 0; p < fetchPartitions; p++ {
 			pd := kmsg.NewFetchResponseTopicPartition()
 			pd.Partition, pd.HighWatermark, pd.LastStableOffset, pd.LogStartOffset = int32(p), 1000, 1000, 0
@@ -349,19 +387,21 @@ func fetchWorkload() workload {
 		m.Topics = []kmsg.FetchResponseTopic{tp}
 		return m
 	}
-	w.sarama = func() any {
-		// sarama's Records type has unexported fields and its Add*
-		// helpers build one batch per record, so the instance is what
-		// sarama's own decoder makes of the canonical bytes.
-		body, err := kwire.Marshal(w.kwire(), 12)
-		if err != nil {
-			panic(err)
+	if v == 12 {
+		w.sarama = func() any {
+			// sarama's Records type has unexported fields and its Add*
+			// helpers build one batch per record, so the instance is what
+			// sarama's own decoder makes of the canonical bytes.
+			body, err := kwire.Marshal(w.kwire(), v)
+			if err != nil {
+				panic(err)
+			}
+			m := &sarama.FetchResponse{Version: v}
+			if err := saramaDecode(body, m, v); err != nil {
+				panic(err)
+			}
+			return m
 		}
-		m := &sarama.FetchResponse{Version: 12}
-		if err := saramaDecode(body, m, 12); err != nil {
-			panic(err)
-		}
-		return m
 	}
 	return w // kafka-go's fetch messages stop at v11
 }
