@@ -97,7 +97,7 @@ func TestJSONStringsAndNullArrays(t *testing.T) {
 
 // produceRecords is two batches: two uncompressed records (one with a
 // header and a null key, one with a binary value), then one gzip record.
-func produceRecords(t *testing.T) (records []byte, crc uint32) {
+func produceRecords(t testing.TB) (records []byte, crc uint32) {
 	t.Helper()
 	b1, err := record.Build([]record.Record{
 		{Timestamp: 1700000000000, Key: nil, Value: []byte("hello"), Headers: []record.Header{{Key: "trace", Value: []byte("t-1")}, {Key: "n", Value: nil}}},

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -72,6 +73,7 @@ func TestJSONReadsBackEveryAPIAndVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 				if hasRecords(s, map[*kwire.Schema]bool{}) {
+					checkValidJSON(t, r, newMsg, v)
 					continue
 				}
 				for i := 0; i < 3; i++ {
@@ -129,4 +131,24 @@ func TestJSONFloats(t *testing.T) {
 	}}}
 	expectJSON(t, resp, 0, `{"ThrottleTimeMs":0,"ErrorCode":0,"ErrorMessage":null,"Entries":[{"Entity":[],"Values":[`+
 		`{"Key":"a","Value":0.25},{"Key":"b","Value":"NaN"},{"Key":"c","Value":"+Inf"},{"Key":"d","Value":"-Inf"},{"Key":"e","Value":1e+21}]}]}`)
+}
+
+// checkValidJSON: messages with records fields (random bytes or an empty
+// batch) give valid JSON in both forms and a summary.
+func checkValidJSON(t *testing.T, r *rand.Rand, newMsg func() any, v int16) {
+	for i := 0; i < 5; i++ {
+		msg := newMsg()
+		if err := kwire.FillRandom(r, msg, v, kwire.RandomOptions{MaxLen: 3}); err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range [][]pretty.Option{nil, {pretty.WithRecords()}} {
+			out, err := pretty.JSON(msg, v, opts...)
+			if err != nil || !json.Valid(out) {
+				t.Fatalf("%T v%d: %v\n%s", msg, v, err, out)
+			}
+		}
+		if s := pretty.Summary(msg, v); !strings.HasPrefix(s, reflect.TypeOf(msg).Elem().Name()) {
+			t.Fatalf("%T v%d: summary %q", msg, v, s)
+		}
+	}
 }
