@@ -55,11 +55,40 @@ func fuzzDecode(t *testing.T, data []byte) {
 			expectTypedError(t, err)
 			continue
 		}
+		checkIterationMatches(t, b, recs)
 		if b.Attributes.Control() && len(recs) > 0 {
 			_, _ = recs[0].ControlKey()
 			_, _ = ParseEndTxnMarker(recs[0].Value)
 		}
 		checkRebuild(t, b, recs)
+	}
+}
+
+// checkIterationMatches reads b again without materialising, through
+// RecordWithoutHeaders and Headers, and compares with what Records gave.
+func checkIterationMatches(t *testing.T, b *Batch, recs []Record) {
+	it := b.Iter()
+	i := 0
+	for ; it.Next(); i++ {
+		if i >= len(recs) {
+			t.Fatalf("iteration yields more than the %d records of Records", len(recs))
+		}
+		r, want := it.RecordWithoutHeaders(), &recs[i]
+		if r.Offset != want.Offset || r.Timestamp != want.Timestamp || r.Attributes != want.Attributes || !sameBytes(r.Key, want.Key) || !sameBytes(r.Value, want.Value) {
+			t.Fatalf("record %d: iterated %+v, Records gave %+v", i, r, want)
+		}
+		h := it.Headers()
+		if h.Len() != len(want.Headers) {
+			t.Fatalf("record %d: %d headers, Records gave %d", i, h.Len(), len(want.Headers))
+		}
+		for j := 0; h.Next(); j++ {
+			if string(h.Key()) != want.Headers[j].Key || !sameBytes(h.Value(), want.Headers[j].Value) {
+				t.Fatalf("record %d header %d differs", i, j)
+			}
+		}
+	}
+	if it.Err() != nil || i != len(recs) {
+		t.Fatalf("iteration: %d records, err %v; Records gave %d", i, it.Err(), len(recs))
 	}
 }
 
