@@ -15,8 +15,9 @@ type description struct {
 	Body    json.RawMessage
 }
 
-// describe is the one place the proxy turns a message into text.
-func describe(msg any, version int16) description {
+// describe is the one place the proxy turns a message into text; the
+// JSON body only when asked for (it is the costly part).
+func describe(msg any, version int16, body bool) description {
 	var d description
 	v := reflect.ValueOf(msg).Elem()
 	d.Summary = fmt.Sprintf("%s v%d", v.Type().Name(), version)
@@ -41,7 +42,9 @@ func describe(msg any, version int16) description {
 		}
 	}
 	findErrorCodes(v, "", &d.Errors)
-	d.Body, _ = json.Marshal(msg)
+	if body {
+		d.Body, _ = json.Marshal(msg)
+	}
 	return d
 }
 

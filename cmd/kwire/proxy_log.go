@@ -50,7 +50,7 @@ func formatText(b []byte, e event) []byte {
 		}
 	}
 	if e.Msg != nil {
-		d := describe(e.Msg, e.Version)
+		d := describe(e.Msg, e.Version, false)
 		b = append(b, " | "...)
 		b = append(b, d.Summary...)
 		if len(d.Errors) > 0 {
@@ -97,7 +97,7 @@ func formatJSON(b []byte, e event) []byte {
 		l.LatencyMs = &ms
 	}
 	if e.Msg != nil {
-		d := describe(e.Msg, e.Version)
+		d := describe(e.Msg, e.Version, true)
 		l.Summary, l.Errors, l.Body = d.Summary, d.Errors, d.Body
 	}
 	if e.Err != nil {
