@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kwirelabs/kwire/messages"
@@ -36,7 +35,8 @@ func apiName(key int16) string {
 }
 
 // formatText is one line: time, connection, direction, API and version,
-// correlation id, client id, latency, then the summary and error codes.
+// correlation id, client id, latency, then the summary, which ends in
+// the non-zero error codes by name.
 func formatText(b []byte, e event) []byte {
 	b = e.Time.UTC().AppendFormat(b, "15:04:05.000000")
 	b = fmt.Appendf(b, " #%d %-8s", e.Conn, e.Dir)
@@ -50,13 +50,8 @@ func formatText(b []byte, e event) []byte {
 		}
 	}
 	if e.Msg != nil {
-		d := describe(e.Msg, e.Version, false)
 		b = append(b, " | "...)
-		b = append(b, d.Summary...)
-		if len(d.Errors) > 0 {
-			b = append(b, " | errors: "...)
-			b = append(b, strings.Join(d.Errors, ", ")...)
-		}
+		b = append(b, describe(e.Msg, e.Version, false).Summary...)
 	}
 	if e.Err != nil {
 		b = append(b, " | UNDECODABLE: "...)

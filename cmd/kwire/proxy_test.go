@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/binary"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -158,8 +160,10 @@ func TestProxyRelays(t *testing.T) {
 	send(frameOf(kwire.AppendRequest(nil, pr, 9, 5, &client)), nil)
 
 	// 6. Heartbeat after it: paired although Produce got no answer.
+	hb := messages.NewHeartbeatResponse()
+	hb.ErrorCode = 27
 	send(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 6, &client)),
-		frameOf(kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 6)))
+		frameOf(kwire.AppendResponse(nil, hb, 4, 6)))
 	readFrame(t, c)
 
 	c.Close()
@@ -188,4 +192,24 @@ func TestProxyRelays(t *testing.T) {
 	assert.Contains(t, lines[4], "1 broker addresses rewritten")
 	assert.Contains(t, lines[6], "UNDECODABLE: ")
 	assert.Contains(t, lines[7], "no response expected (acks=0)")
+	assert.Contains(t, lines[9], "errors=ErrorCode=REBALANCE_IN_PROGRESS")
+}
+
+func TestProxyJSONLine(t *testing.T) {
+	md := messages.NewMetadataResponse()
+	name := "orders"
+	md.Topics = []messages.MetadataResponseTopic{{Name: &name, ErrorCode: 3}}
+	client := "c1"
+	line := formatJSON(nil, event{Time: time.Unix(0, 0), Conn: 2, Dir: "response", Key: 3, Version: 12, Corr: 9,
+		ClientID: &client, Latency: 1500 * time.Microsecond, Msg: md})
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(line, &got), "%s", line)
+	for k, want := range map[string]any{"dir": "response", "api": "Metadata", "key": 3.0, "version": 12.0,
+		"correlation_id": 9.0, "client_id": "c1", "latency_ms": 1.5} {
+		assert.Equal(t, want, got[k], k)
+	}
+	assert.Equal(t, []any{"Topics[0].ErrorCode = UNKNOWN_TOPIC_OR_PARTITION"}, got["errors"])
+	body := got["body"].(map[string]any)
+	assert.Equal(t, "orders", body["Topics"].([]any)[0].(map[string]any)["Name"])
+	assert.Equal(t, "00000000-0000-0000-0000-000000000000", body["Topics"].([]any)[0].(map[string]any)["TopicID"])
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -36,12 +37,12 @@ func main() {
 		go relay(client, broker, func(frame []byte) []byte {
 			tracker.Request(frame)
 			h, req, err := messages.ReadRequest(frame)
-			log.Printf("-> %d %T %+v %v", h.CorrelationID, req, req, err)
+			log.Printf("-> %d %s %v", h.CorrelationID, pretty.Summary(req, h.APIVersion), err)
 			return frame
 		})
 		go relay(broker, client, func(frame []byte) []byte {
 			sent, h, resp, err := tracker.ReadResponse(frame)
-			log.Printf("<- %d %s %T %+v %v", h.CorrelationID, time.Since(sent.Sent), resp, resp, err)
+			log.Printf("<- %d %s %s %v", h.CorrelationID, time.Since(sent.Sent), pretty.Summary(resp, sent.APIVersion), err)
 			if av, ok := resp.(*messages.ApiVersionsResponse); ok && av.Clamp(nil) {
 				frame, _ = kwire.AppendResponseWithHeader(nil, h, av, sent.APIVersion)
 			}

@@ -49,9 +49,9 @@ func TestExampleProxy(t *testing.T) {
 	cmd.Wait()
 	text := logged.String()
 	t.Logf("the example printed:\n%s", text)
-	require.Contains(t, text, "*messages.ApiVersionsResponse")
-	require.Contains(t, text, "*messages.MetadataRequest")
-	require.Contains(t, text, "*messages.MetadataResponse")
+	require.Contains(t, text, "ApiVersionsResponse v")
+	require.Contains(t, text, "MetadataRequest v")
+	require.Contains(t, text, "MetadataResponse v")
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		require.True(t, strings.HasSuffix(line, "<nil>"), "an error: %s", line)
 	}
