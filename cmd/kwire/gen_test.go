@@ -54,6 +54,41 @@ func TestRunGen(t *testing.T) {
 	}
 }
 
+// -extract writes the merged facts; generating from them gives the same Go.
+func TestRunGenExtract(t *testing.T) {
+	legacy, current := t.TempDir(), t.TempDir()
+	write := func(dir, name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(legacy, "WidgetRecord.json", `{"type": "data", "name": "WidgetRecord", "validVersions": "0-1", "flexibleVersions": "none",
+ "fields": [{ "name": "Id", "type": "int32", "versions": "0+", "about": "prose" }, { "name": "Old", "type": "int8", "versions": "0" }]}`)
+	write(current, "WidgetRecord.json", `{"type": "data", "name": "WidgetRecord", "validVersions": "1-2", "flexibleVersions": "2+",
+ "fields": [{ "name": "Id", "type": "int32", "versions": "0+" }, { "name": "Name", "type": "string", "versions": "2+" }]}`)
+	facts, direct, fromFacts := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := runGen([]string{"-schemas", legacy + "," + current, "-extract", facts}); err != nil {
+		t.Fatal(err)
+	}
+	extract, err := os.ReadFile(filepath.Join(facts, "WidgetRecord.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(extract), `"validVersions": "0-2"`) || strings.Contains(string(extract), "prose") {
+		t.Errorf("extract:\n%s", extract)
+	}
+	for dir, schemas := range map[string]string{direct: legacy + "," + current, fromFacts: facts} {
+		if err := runGen([]string{"-schemas", schemas, "-out", dir, "-package", "widgets", "-registry=false"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(direct, "widget_record.go"))
+	b, _ := os.ReadFile(filepath.Join(fromFacts, "widget_record.go"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("Go from the sources and from the extract differ:\n%s\n---\n%s", a, b)
+	}
+}
+
 func TestRunGenErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},                        // no -schemas

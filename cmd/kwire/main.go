@@ -24,7 +24,10 @@ commands:
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
   gen -schemas DIR[,DIR] -out DIR -package NAME
-                                    tagged structs from Kafka JSON schemas`
+                                    tagged structs from Kafka JSON schemas
+  gen -schemas DIR[,DIR] -extract DIR
+                                    the schemas' facts (no prose), merged,
+                                    one JSON file per message`
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
