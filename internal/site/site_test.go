@@ -180,46 +180,63 @@ func TestConsumerGroupHeartbeatV1Golden(t *testing.T) {
 	assert.Empty(t, v0.notes)
 }
 
-// referencePage is the reference page itself (beside the project, as for
-// cmd/kwire's layout test).
-const referencePage = "../../../shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt"
+// referenceTrees is the reference page's two object trees, one node a
+// line, as cmd/kwire keeps them (checked there against the page itself).
+const referenceTrees = "../../cmd/kwire/testdata/reference-page-trees.txt"
 
-// TestCGHV1TreeMatchesReferencePage reads every [offset, size] of the
-// reference page's two object trees and finds each one on the page: the
-// request's as they are, the response's with the presence marker's byte
-// at 0x19 put in (what follows moves up one, what encloses it grows one).
+// TestCGHV1TreeMatchesReferencePage finds every node of the reference
+// page's two trees on the page, by name (case aside: GroupId, GroupID),
+// offset and size: the request's as they are, the response's with the
+// presence marker's byte at 0x19 put in (what follows moves up one, what
+// encloses it grows one).
 func TestCGHV1TreeMatchesReferencePage(t *testing.T) {
-	ref, err := os.ReadFile(referencePage)
-	require.NoError(t, err, "the reference page sits in ../shared beside the project")
-	_, resp, ok := strings.Cut(string(ref), "\nResponse\n")
+	golden, err := os.ReadFile(referenceTrees)
+	require.NoError(t, err)
+	_, trees, ok := strings.Cut(string(golden), "== request\n")
 	require.True(t, ok)
-	req := strings.SplitN(string(ref), "\nResponse\n", 2)[0]
+	req, resp, ok := strings.Cut(trees, "== response\n")
+	require.True(t, ok)
 	api, _ := messages.Lookup(68)
 	p := parseFile(t, filepath.Join(siteDir, PageFile(api, 1)))
-	pair := regexp.MustCompile(`\[0x([0-9a-f]{4}), (\d+)B\]`)
-	for i, text := range []string{req, resp} {
-		tree, _, _ := strings.Cut(text[strings.Index(text, "object tree"):], "kafka message schema")
-		have := map[[2]int]bool{}
-		for _, l := range p.sides[i].lines {
-			have[[2]int{l.start, l.end - l.start}] = true
+	node := regexp.MustCompile(`^[|+\- ]*(\S+) .*\[0x([0-9a-f]{4}), (\d+)B\]`)
+	type key struct {
+		name      string
+		off, size int
+	}
+	parse := func(line string) (key, bool) {
+		m := node.FindStringSubmatch(line)
+		if m == nil {
+			return key{}, false
 		}
-		pairs := pair.FindAllStringSubmatch(tree, -1)
-		require.Greater(t, len(pairs), 20)
-		for _, m := range pairs {
-			var off, size int
-			fmt.Sscanf(m[1], "%x", &off)
-			fmt.Sscanf(m[2], "%d", &size)
+		k := key{name: strings.ToLower(m[1])}
+		fmt.Sscanf(m[2], "%x", &k.off)
+		fmt.Sscanf(m[3], "%d", &k.size)
+		return k, true
+	}
+	for i, tree := range []string{req, resp} {
+		have := map[key]bool{}
+		for _, l := range p.sides[i].lines {
+			k, ok := parse(l.text)
+			require.True(t, ok, l.text)
+			have[k] = true
+		}
+		n := 0
+		for _, line := range strings.Split(strings.TrimSpace(tree), "\n") {
+			k, ok := parse(line)
+			require.True(t, ok, line)
 			if i == 1 {
 				const marker, assignment = 0x19, 24
 				switch {
-				case off > marker || (off == marker && size < assignment):
-					off++
-				case off <= marker && marker < off+size:
-					size++
+				case k.off > marker || (k.off == marker && k.size < assignment):
+					k.off++
+				case k.off <= marker && marker < k.off+k.size:
+					k.size++
 				}
 			}
-			assert.True(t, have[[2]int{off, size}], "%s: no node at [0x%04x, %dB] (the page: %s)", p.sides[i].id, off, size, m[0])
+			assert.True(t, have[k], "%s: no node %s [0x%04x, %dB] (the page: %s)", p.sides[i].id, k.name, k.off, k.size, line)
+			n++
 		}
+		assert.Equal(t, n+i, len(p.sides[i].lines), "%s: the page's nodes, and the response's presence marker", p.sides[i].id)
 	}
 }
 
