@@ -129,9 +129,10 @@ func checkReadBack(t *testing.T, data []byte, magic int8, codec Codec, records [
 // whose bytes repeat what the spec supplies, so that large values cost the
 // fuzzer little, a timestamp delta and, with headers, a header count and
 // headers. A spec ending early leaves empty records: the first two bytes
-// are a record count, so that a few bytes ask for thousands.
+// are a record count, so that a few bytes ask for thousands. Keys, values
+// and headers share a budget of 1 MiB, past which they are empty.
 func specRecords(spec []byte, headers bool) []Record {
-	p := specReader{b: spec}
+	p := specReader{b: spec, budget: 1 << 20}
 	n := int(p.u16() % 4096)
 	records := make([]Record, n)
 	ts := int64(1_600_000_000_000)
@@ -152,8 +153,9 @@ func specRecords(spec []byte, headers bool) []Record {
 }
 
 type specReader struct {
-	b   []byte
-	pos int
+	b      []byte
+	pos    int
+	budget int
 }
 
 func (p *specReader) u8() byte {
@@ -172,6 +174,8 @@ func (p *specReader) bytes(n, null int) []byte {
 	if n == null {
 		return nil
 	}
+	n = min(n, p.budget)
+	p.budget -= n
 	out := make([]byte, n)
 	src := p.b[min(p.pos, len(p.b)):min(p.pos+n, len(p.b), p.pos+32)]
 	p.pos += len(src)
