@@ -49,3 +49,12 @@ func TestSiteCommand(t *testing.T) {
 	err = run([]string{"site", "-o", dir, "-schemas", filepath.Join(dir, "nowhere")}, &out)
 	assert.ErrorContains(t, err, "schemas")
 }
+
+// The text layout is the same model as the pages: records fields opened
+// into their batch.
+func TestLayoutTextOpensRecords(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"layout", "ProduceRequest", "-v", "9"}, &out))
+	assert.Contains(t, out.String(), "+-- RecordBatch[0] RecordBatch = v2, 0 records [0x001e, 61B]")
+	assert.Contains(t, out.String(), "+-- crc uint32 = 0x595fb7dd [0x002f, 4B]")
+}
