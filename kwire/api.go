@@ -21,7 +21,14 @@ func Marshal(msg any, version int16) ([]byte, error) {
 // Append appends the body of msg at the given version to dst. Encoding
 // into a buffer with room allocates nothing when msg is a pointer.
 func Append(dst []byte, msg any, version int16) ([]byte, error) {
-	pl, p, err := messagePlan(msg, version, "marshal")
+	if pl, p := cachedRootPlan(msg, version); pl != nil {
+		out, err := encodeStruct(dst, pl, p)
+		if err != nil {
+			return dst, publicError("marshal", pl.typ.String(), err)
+		}
+		return out, nil
+	}
+	pl, p, err := messagePlanSlow(msg, version, "marshal")
 	if err != nil {
 		return dst, err
 	}

@@ -31,7 +31,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		fp := unsafe.Add(p, in.off)
 		switch in.code {
 		case cFixedRun:
-			b = encodeFixedRun(b, in, p)
+			n := len(b)
+			if cap(b)-n < int(in.n) {
+				b = slices.Grow(b, int(in.n))
+			}
+			b = b[:n+int(in.n)]
+			putFixedRun(unsafe.Pointer(unsafe.SliceData(b[n:])), in.fixedRun(), p)
 		case cInt32:
 			v := *(*uint32)(fp)
 			b = append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
@@ -101,13 +106,27 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				b = appendNullLength(b, in.code == cArrayInt32Compact, true)
 				continue
 			}
-			b = appendArrayLength(b, h.len, in.code == cArrayInt32Compact)
-			at := len(b)
-			b = extend(b, 4*h.len)
-			dst := unsafe.Pointer(unsafe.SliceData(b[at:]))
-			for j, v := range unsafe.Slice((*uint32)(h.data), h.len) {
-				put32(unsafe.Add(dst, 4*j), v)
+			// One room check for the length (at most 5 bytes) and the
+			// elements; the stores then go through pointers.
+			n := len(b)
+			if cap(b)-n < 5+4*h.len {
+				b = slices.Grow(b, 5+4*h.len)
 			}
+			dst := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n)
+			if in.code == cArrayInt32Classic {
+				put32(dst, uint32(h.len))
+				dst, n = unsafe.Add(dst, 4), n+4
+			} else if h.len < 0x7f {
+				*(*byte)(dst) = byte(h.len + 1)
+				dst, n = unsafe.Add(dst, 1), n+1
+			} else {
+				l := len(appendUvarint(b[n:n], uint32(h.len+1)))
+				dst, n = unsafe.Add(dst, l), n+l
+			}
+			for j := 0; j < h.len; j++ {
+				put32(unsafe.Add(dst, 4*j), *(*uint32)(unsafe.Add(h.data, 4*j)))
+			}
+			b = b[:n+4*h.len]
 		case cInt16:
 			v := *(*uint16)(fp)
 			b = append(b, byte(v>>8), byte(v))
@@ -133,11 +152,19 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		}
 	}
-	switch {
-	case pl.tail == tailNone:
+	switch pl.tail {
+	case tailNone:
 		return b, nil
-	case pl.tail == tailEmpty || nothingTagged(pl, p):
-		return append(b, 0), nil // the common case
+	case tailUnknown:
+		if len(*(*UnknownTags)(unsafe.Add(p, pl.unknownOff))) != 0 {
+			return encodeTaggedFields(b, pl, p)
+		}
+		return append(b, 0), nil
+	case tailEmpty:
+		return append(b, 0), nil
+	}
+	if nothingTagged(pl, p) {
+		return append(b, 0), nil
 	}
 	return encodeTaggedFields(b, pl, p)
 }
@@ -372,14 +399,11 @@ func extend(b []byte, n int) []byte {
 	return b[:len(b)+n]
 }
 
-// encodeFixedRun writes a stretch of fixed-width fields of the struct at p
-// into room made once, so the stores go through pointers without a bounds
-// check each.
-func encodeFixedRun(b []byte, in *instr, p unsafe.Pointer) []byte {
-	n := len(b)
-	b = extend(b, int(in.n))
-	dst := unsafe.Pointer(unsafe.SliceData(b[n:]))
-	for _, s := range in.fixedRun() {
+// putFixedRun stores a stretch of fixed-width fields of the struct at p
+// into dst, which has room for all of them, so the stores go through
+// pointers without a bounds check each.
+func putFixedRun(dst unsafe.Pointer, run []fixedSlot, p unsafe.Pointer) {
+	for _, s := range run {
 		src, to := unsafe.Add(p, s.off), unsafe.Add(dst, s.at)
 		switch s.width {
 		case 4:
@@ -394,7 +418,6 @@ func encodeFixedRun(b []byte, in *instr, p unsafe.Pointer) []byte {
 			*(*UUID)(to) = *(*UUID)(src)
 		}
 	}
-	return b
 }
 
 // put32 stores v big-endian at p, which must have 4 bytes of room.

@@ -67,6 +67,7 @@ type tail uint8
 const (
 	tailNone    tail = iota // not flexible
 	tailEmpty               // flexible, no tagged and no unknown-tags field: one zero byte
+	tailUnknown             // flexible, no tagged field, an unknown-tags field at unknownOff
 	tailGeneral             // see nothingTagged
 )
 
@@ -82,6 +83,8 @@ func compileProgram(pl *plan) {
 		pl.tail = tailNone
 	case len(pl.tagged) == 0 && !pl.hasUnknown:
 		pl.tail = tailEmpty
+	case len(pl.tagged) == 0:
+		pl.tail = tailUnknown
 	default:
 		pl.tail = tailGeneral
 	}

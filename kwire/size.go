@@ -81,7 +81,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	switch {
 	case pl.tail == tailNone:
 		return n, nil
-	case pl.tail == tailEmpty || nothingTagged(pl, p):
+	case pl.tail == tailEmpty || (pl.tail == tailUnknown && len(*(*UnknownTags)(unsafe.Add(p, pl.unknownOff))) == 0) || nothingTagged(pl, p):
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
