@@ -35,10 +35,13 @@ func Command(args []string, stderr io.Writer) error {
 	out := fs.String("out", ".", "output `DIR`")
 	pkg := fs.String("package", "messages", "Go package `NAME` of the output")
 	kw := fs.String("import-kwire", DefaultKwireImport, "import `PATH` of the kwire codec package")
-	reg := fs.Bool("registry", true, "also write apis.go, the API table (needs the package's hand-written API type)")
+	reg := fs.Bool("registry", true, "also write apis.go, the API table (needs the package's hand-written API type: the messages package itself)")
+	register := fs.Bool("register", false, "for a package of one's own (with -registry=false): write apis.go with APIs and Register(*messages.Registry)")
+	msgsImport := fs.String("import-messages", DefaultMessagesImport, "import `PATH` of package messages, for -register")
+	check := fs.Bool("check", false, "write nothing; fail if -out differs from what would be written (for CI)")
 	extract := fs.String("extract", "", "instead of Go, write the merged schemas' facts to `DIR` (one JSON file per message, no prose); DIR then serves as -schemas")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: kwire gen -schemas DIR[,DIR] [-out DIR] [-package NAME] [-import-kwire PATH] [-registry=false]\n"+
+		fmt.Fprintf(fs.Output(), "usage: kwire gen -schemas DIR[,DIR] [-out DIR] [-package NAME] [-import-kwire PATH] [-registry=false [-register [-import-messages PATH]]] [-check]\n"+
 			"       kwire gen -schemas DIR[,DIR] -extract DIR\n")
 		fs.PrintDefaults()
 	}
@@ -58,11 +61,24 @@ func Command(args []string, stderr io.Writer) error {
 	if *extract != "" {
 		return runExtract(dirs, *extract, stderr)
 	}
-	res, err := Generate(Config{SchemaDirs: dirs, Package: *pkg, KwireImport: *kw, Registry: *reg})
+	cfg := Config{SchemaDirs: dirs, Package: *pkg, KwireImport: *kw, Registry: *reg}
+	if *register {
+		if *reg {
+			return fmt.Errorf("gen: -register is for a package of one's own: add -registry=false")
+		}
+		cfg.MessagesImport = *msgsImport
+	}
+	res, err := Generate(cfg)
 	if err != nil {
 		return fmt.Errorf("gen: %v", err)
 	}
 	printWarnings(stderr, res.Warnings)
+	if *check {
+		if err := CheckFiles(*out, res.Files); err != nil {
+			return fmt.Errorf("gen: -check: %v", err)
+		}
+		return nil
+	}
 	if err := WriteFiles(*out, res.Files); err != nil {
 		return fmt.Errorf("gen: %v", err)
 	}

@@ -295,12 +295,9 @@ func fieldTag(m *Message, f *MField) (string, error) {
 		parts = append(parts, "compact="+f.Compact.format(m.Max))
 	}
 	if f.Default != nil {
-		d := *f.Default
-		// An empty string default is written bare (default=): quotes
-		// would need escaping inside the struct tag.
-		switch {
-		case strings.ContainsAny(d, ",\"`\\") || strings.TrimSpace(d) != d:
-			return "", fmt.Errorf("default %q cannot be written in a kafka tag", d)
+		d, err := tagDefault(*f.Default)
+		if err != nil {
+			return "", err
 		}
 		parts = append(parts, "default="+d)
 	}
@@ -311,6 +308,21 @@ func fieldTag(m *Message, f *MField) (string, error) {
 		parts = append(parts, "records")
 	}
 	return strings.Join(parts, ","), nil
+}
+
+// tagDefault writes a default as the kafka tag grammar reads it: bare, or
+// in single quotes (” for a quote) when it holds a comma, a quote or
+// spaces at either end. The result sits inside a double-quoted Go struct
+// tag in a raw string, so " and \ are escaped there; a backquote cannot
+// be written at all.
+func tagDefault(d string) (string, error) {
+	if strings.Contains(d, "`") {
+		return "", fmt.Errorf("default %q: a backquote cannot be written in a struct tag", d)
+	}
+	if strings.ContainsAny(d, ",'\"\\") || strings.TrimSpace(d) != d {
+		d = "'" + strings.ReplaceAll(d, "'", "''") + "'"
+	}
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(d), nil
 }
 
 // defaults writes the Default method of one struct type.
@@ -443,10 +455,16 @@ func newEmitter(kwireImport string) *emitter {
 }
 
 // registry writes apis.go: the API table.
-func registry(pkg string, apis []apiPair) ([]byte, error) {
+func registry(cfg Config, apis []apiPair) ([]byte, error) {
 	sort.Slice(apis, func(i, j int) bool { return apis[i].key < apis[j].key })
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\npackage %s\n\nvar apis = []API{\n", Header, pkg)
+	fmt.Fprintf(&b, "%s\n\npackage %s\n\n", Header, cfg.Package)
+	if cfg.Registry {
+		b.WriteString("var apis = []API{\n")
+	} else {
+		fmt.Fprintf(&b, "import messages %q\n\n", cfg.MessagesImport)
+		b.WriteString("// APIs are this package's APIs, for a messages.Registry.\nvar APIs = []messages.API{\n")
+	}
 	for _, a := range apis {
 		fmt.Fprintf(&b, "{Key: %d, Name: %q, MinVersion: %d, MaxVersion: %d, FlexibleFrom: %d,\n", a.key, a.name, a.min, a.max, a.flexFrom)
 		if a.req.Unstable || a.resp.Unstable {
@@ -456,6 +474,23 @@ func registry(pkg string, apis []apiPair) ([]byte, error) {
 		fmt.Fprintf(&b, "NewResponse: func() any { return new(%s) }},\n", GoName(a.resp.Name))
 	}
 	b.WriteString("}\n")
+	if !cfg.Registry {
+		b.WriteString(`
+// Register adds APIs to r, or to messages.Default when r is nil, so that
+// messages.ReadRequest, the tracker and kwire decode know them.
+func Register(r *messages.Registry) error {
+	if r == nil {
+		r = messages.Default
+	}
+	for _, a := range APIs {
+		if err := r.Register(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`)
+	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("gofmt apis.go: %v", err)

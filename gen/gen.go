@@ -28,7 +28,15 @@ type Config struct {
 	Package     string   // Go package name of the output
 	KwireImport string   // import path of package kwire
 	Registry    bool     // also write apis.go (needs the hand-written API type)
+	// MessagesImport, when set (and Registry is not), writes apis.go for
+	// a package of one's own: APIs, a []messages.API of the package's
+	// APIs, and Register, which adds them to a messages.Registry. It is
+	// the import path of package messages.
+	MessagesImport string
 }
+
+// DefaultMessagesImport is the import path of package messages.
+const DefaultMessagesImport = "github.com/kwirelabs/kwire/messages"
 
 // DefaultKwireImport is the import path of the codec package.
 const DefaultKwireImport = "github.com/kwirelabs/kwire/kwire"
@@ -149,9 +157,26 @@ func Generate(cfg Config) (*Result, error) {
 		}
 	}
 	var apis []apiPair
-	for _, a := range byKey {
+	keys := make([]int, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		a := byKey[k]
 		if a.req == nil || a.resp == nil {
-			return nil, fmt.Errorf("API key %d has a request or a response but not both", a.key)
+			// A lone request or response (a user's half-written API, a
+			// one-way message) is a file of its own, but no API.
+			lone := a.req
+			if lone == nil {
+				lone = a.resp
+			}
+			if cfg.Registry || cfg.MessagesImport != "" {
+				res.Warnings = append(res.Warnings, Warning(fmt.Sprintf("API key %d has a %s and no %s: left out of the API table",
+					a.key, lone.Type, map[string]string{"request": "response", "response": "request"}[lone.Type])))
+			}
+			groups = append(groups, &group{base: fileBase(lone.Name), msgs: []*Message{lone}})
+			continue
 		}
 		a.name = strings.TrimSuffix(a.req.Name, "Request")
 		if rn := strings.TrimSuffix(a.resp.Name, "Response"); rn != a.name {
@@ -173,15 +198,19 @@ func Generate(cfg Config) (*Result, error) {
 		groups = append(groups, &group{base: fileBase(a.name), msgs: []*Message{rq, rs}})
 	}
 	reserved := map[string]string{}
-	if cfg.Registry {
+	typeNames := map[string]string{}
+	switch {
+	case cfg.Registry:
 		reserved["apis"] = "the API table"
 		reserved["registry"] = "the hand-written registry"
 		reserved["generate"] = "the go:generate file"
-	}
-	typeNames := map[string]string{}
-	if cfg.Registry {
-		for _, n := range []string{"API", "APIs", "Lookup"} {
+		for _, n := range []string{"API", "APIs", "Lookup", "Register", "Registry", "NewRegistry", "NewAPI", "Default"} {
 			typeNames[n] = "registry.go"
+		}
+	case cfg.MessagesImport != "":
+		reserved["apis"] = "the API table"
+		for _, n := range []string{"APIs", "Register"} {
+			typeNames[n] = "apis.go"
 		}
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].base < groups[j].base })
@@ -214,8 +243,8 @@ func Generate(cfg Config) (*Result, error) {
 		}
 		res.Files[g.base+".go"] = out
 	}
-	if cfg.Registry {
-		out, err := registry(cfg.Package, apis)
+	if cfg.Registry || cfg.MessagesImport != "" {
+		out, err := registry(cfg, apis)
 		if err != nil {
 			return nil, err
 		}
@@ -227,6 +256,50 @@ func Generate(cfg Config) (*Result, error) {
 // IsGenerated reports whether file contents start with Header.
 func IsGenerated(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(Header+"\n"))
+}
+
+// CheckFiles reports how dir differs from files, as WriteFiles would
+// change it: files that differ or are missing, and files an earlier run
+// generated that this one would remove. It returns nil when dir is up to
+// date; for -check in a user's CI.
+func CheckFiles(dir string, files map[string][]byte) error {
+	var stale []string
+	for _, n := range sortedNames(files) {
+		old, err := os.ReadFile(filepath.Join(dir, n))
+		switch {
+		case os.IsNotExist(err):
+			stale = append(stale, n+" is missing")
+		case err != nil:
+			return err
+		case !bytes.Equal(old, files[n]):
+			stale = append(stale, n+" differs")
+		}
+	}
+	existing, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return err
+	}
+	for _, p := range existing {
+		if _, ours := files[filepath.Base(p)]; ours {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil && IsGenerated(data) {
+			stale = append(stale, filepath.Base(p)+" was generated but is no longer")
+		}
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("%s is not what kwire gen writes (%s); run it without -check", dir, strings.Join(stale, ", "))
+	}
+	return nil
+}
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // WriteFiles writes the files into dir and removes the files there that
@@ -255,12 +328,7 @@ func WriteFiles(dir string, files map[string][]byte) error {
 			}
 		}
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedNames(files) {
 		p := filepath.Join(dir, n)
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[n]) {
 			continue
