@@ -2,10 +2,17 @@
 // message definitions.
 //
 // Several schema directories can be merged, lowest precedence first: a
-// version is defined by the last directory whose schema lists it. That
-// lets Kafka's current schemas be combined with an older tree holding the
-// versions Kafka 4.0 removed. Each merged field is on the wire in exactly
-// the versions where its defining schema has it; CheckVersions proves it.
+// version is defined by the last directory whose schema lists it, and an
+// API (matched by key, so a renamed API stays one message) takes its name
+// from the last directory that has it; "validVersions": "none" defines no
+// version. That lets Kafka's newest schemas be combined with older trees
+// holding the versions Kafka removed. Each merged field is on the wire in
+// exactly the versions where its defining schema has it; CheckVersions
+// proves it.
+//
+// Extract writes the merged messages back as schemas holding only facts
+// (the repository keeps them in messages/schemas); generating from them
+// gives the same Go as generating from the sources.
 //
 // The output is one Go file per API (request and response together), one
 // per header or data structure, and apis.go with the API table. Only
