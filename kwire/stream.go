@@ -18,13 +18,13 @@ const minReadBuffer = 4 << 10
 // frameLen checks the size prefix at the front of buf and returns the
 // whole frame's length, prefix included. Fewer than 4 bytes is
 // ErrIncomplete; a prefix that is zero, negative or above maxSize is
-// invalid, whatever follows it.
-func frameLen(buf []byte, maxSize int) (int, error) {
+// invalid, whatever follows it (zero is allowed with minSize 0).
+func frameLen(buf []byte, maxSize int, minSize int32) (int, error) {
 	if len(buf) < 4 {
 		return 0, ErrIncomplete
 	}
 	n := int32(binary.BigEndian.Uint32(buf))
-	if n <= 0 {
+	if n < minSize || n < 0 {
 		return 0, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength, Detail: fmt.Sprintf("size prefix %d", n)}
 	}
 	if int64(n) > int64(maxSize) {
@@ -39,7 +39,7 @@ func frameLen(buf []byte, maxSize int) (int, error) {
 // holds only part of a frame the error is ErrIncomplete (read more and
 // call again); any other error means the stream is invalid.
 func SplitFrame(buf []byte, maxSize int) (frame []byte, used int, err error) {
-	n, err := frameLen(buf, maxSize)
+	n, err := frameLen(buf, maxSize, 1)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -56,6 +56,12 @@ func SplitFrame(buf []byte, maxSize int) (frame []byte, used int, err error) {
 // claims: four bytes from a slow or hostile peer pin a few KiB, not the
 // limit.
 type FrameReader struct {
+	// AllowEmpty lets the next frames have a zero size prefix, which
+	// Kafka requests and responses never do but the raw SASL token
+	// exchange after SaslHandshake v0 does (an accepted PLAIN token is
+	// answered with an empty frame).
+	AllowEmpty bool
+
 	r          io.Reader
 	maxSize    int
 	buf        []byte // buf[start:end] is read but not yet returned
@@ -107,7 +113,11 @@ func (f *FrameReader) Peek(n int) ([]byte, error) {
 func (f *FrameReader) fill(want int) (int, error) {
 	for {
 		held := f.buf[f.start:f.end]
-		n, err := frameLen(held, f.maxSize)
+		minSize := int32(1)
+		if f.AllowEmpty {
+			minSize = 0
+		}
+		n, err := frameLen(held, f.maxSize, minSize)
 		switch {
 		case err == nil:
 			need := n
@@ -140,7 +150,11 @@ func (f *FrameReader) read(need int) error {
 		f.start, f.end = 0, held
 	}
 	if len(f.buf)-f.start < need {
-		grown := make([]byte, min(need, max(2*held, minReadBuffer)))
+		size := max(2*held, minReadBuffer) // room for read-ahead, bounded by what arrived
+		if need > minReadBuffer {
+			size = min(size, need)
+		}
+		grown := make([]byte, size)
 		copy(grown, f.buf[f.start:f.end])
 		f.buf, f.start, f.end = grown, 0, held
 	}

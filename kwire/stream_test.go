@@ -152,3 +152,20 @@ func TestPeekResponse(t *testing.T) {
 	_, err = kwire.PeekResponse(append(rawFrame("abcd"), 0))
 	assert.ErrorIs(t, err, kwire.ErrInvalidLength, "more bytes than the prefix says")
 }
+
+// TestFrameReaderAllowEmpty: the raw SASL exchange answers with an
+// empty frame, which only a reader told so accepts.
+func TestFrameReaderAllowEmpty(t *testing.T) {
+	stream := append(prefix(0), rawFrame("next")...)
+	_, err := kwire.NewFrameReader(bytes.NewReader(stream), 0).Next()
+	require.ErrorIs(t, err, kwire.ErrInvalidLength)
+	fr := kwire.NewFrameReader(bytes.NewReader(stream), 0)
+	fr.AllowEmpty = true
+	got, err := fr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, prefix(0), got)
+	fr.AllowEmpty = false
+	got, err = fr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, rawFrame("next"), got)
+}

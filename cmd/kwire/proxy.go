@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -187,6 +188,11 @@ type proxyConn struct {
 
 	mu        sync.Mutex
 	clientIDs map[int32]*string // by correlation id, while in flight
+
+	// After a SaslHandshake v0 that succeeded, the client's next frame
+	// is a raw SASL token and the broker's next frame its raw (perhaps
+	// empty) answer: not Kafka messages, relayed as they are.
+	clientToken, upstreamToken atomic.Bool
 }
 
 // requests relays the client's frames upstream, untouched.
@@ -201,6 +207,14 @@ func (c *proxyConn) requests() {
 			c.ended("client", err)
 			return
 		}
+		if c.clientToken.Swap(false) {
+			c.p.log.write(event{Time: time.Now(), Conn: c.id, Dir: "request", Key: -1, Note: saslTokenNote(frame)})
+			if _, err := c.upstream.Write(frame); err != nil {
+				c.ended("upstream", err)
+				return
+			}
+			continue
+		}
 		e := event{Time: time.Now(), Conn: c.id, Dir: "request"}
 		key, version, corr, err := kwire.PeekRequest(frame)
 		if err != nil {
@@ -214,11 +228,7 @@ func (c *proxyConn) requests() {
 			e.Note = "answered by the proxy: UNSUPPORTED_VERSION"
 			c.p.log.write(e)
 			ours := kwire.APIVersions{APIKey: 18, MinVersion: apiVersions.MinVersion, MaxVersion: apiVersions.MaxVersion}
-			c.writeClient.Lock()
-			_, err = c.client.Write(kwire.AppendUnsupportedAPIVersions(nil, corr, ours))
-			c.writeClient.Unlock()
-			if err != nil {
-				c.ended("client", err)
+			if c.toClient(kwire.AppendUnsupportedAPIVersions(nil, corr, ours)) != nil {
 				return
 			}
 			continue
@@ -255,10 +265,19 @@ func (c *proxyConn) responses() {
 	frames := kwire.NewFrameReader(c.upstream, c.p.maxFrame)
 	var rewritten []byte
 	for {
+		token := c.upstreamToken.Swap(false)
+		frames.AllowEmpty = token
 		frame, err := frames.Next()
 		if err != nil {
 			c.ended("upstream", err)
 			return
+		}
+		if token {
+			c.p.log.write(event{Time: time.Now(), Conn: c.id, Dir: "response", Key: -1, Note: saslTokenNote(frame)})
+			if err := c.toClient(frame); err != nil {
+				return
+			}
+			continue
 		}
 		e := event{Time: time.Now(), Conn: c.id, Dir: "response", Key: -1}
 		req, h, msg, err := c.tracker.ReadResponse(frame)
@@ -288,15 +307,29 @@ func (c *proxyConn) responses() {
 				}
 			}
 		}
+		if hs, ok := msg.(*messages.SaslHandshakeResponse); ok && req.APIVersion == 0 && hs.ErrorCode == 0 {
+			c.clientToken.Store(true) // before the client can see the answer
+			c.upstreamToken.Store(true)
+		}
 		c.p.log.write(e)
-		c.writeClient.Lock()
-		_, err = c.client.Write(out)
-		c.writeClient.Unlock()
-		if err != nil {
-			c.ended("client", err)
+		if err := c.toClient(out); err != nil {
 			return
 		}
 	}
+}
+
+func (c *proxyConn) toClient(frame []byte) error {
+	c.writeClient.Lock()
+	_, err := c.client.Write(frame)
+	c.writeClient.Unlock()
+	if err != nil {
+		c.ended("client", err)
+	}
+	return err
+}
+
+func saslTokenNote(frame []byte) string {
+	return fmt.Sprintf("raw SASL token (after SaslHandshake v0), %d bytes, relayed as is", len(frame)-4)
 }
 
 // rewrite clamps an ApiVersions response and points broker addresses at

@@ -27,7 +27,14 @@ type event struct {
 	Note     string        // what the proxy did besides relaying
 }
 
+// aboutAPI says whether the event concerns a Kafka message (not a closed
+// connection or a raw SASL token).
+func (e event) aboutAPI() bool { return e.Dir != "close" && (e.Key >= 0 || e.Err != nil) }
+
 func apiName(key int16) string {
+	if key < 0 {
+		return "?"
+	}
 	if a, ok := messages.Lookup(key); ok {
 		return a.Name
 	}
@@ -40,7 +47,7 @@ func apiName(key int16) string {
 func formatText(b []byte, e event) []byte {
 	b = e.Time.UTC().AppendFormat(b, "15:04:05.000000")
 	b = fmt.Appendf(b, " #%d %-8s", e.Conn, e.Dir)
-	if e.Dir != "close" {
+	if e.aboutAPI() {
 		b = fmt.Appendf(b, " %s v%d corr=%d", apiName(e.Key), e.Version, e.Corr)
 		if e.ClientID != nil {
 			b = fmt.Appendf(b, " client=%q", *e.ClientID)
@@ -84,7 +91,7 @@ type jsonLine struct {
 
 func formatJSON(b []byte, e event) []byte {
 	l := jsonLine{Time: e.Time.UTC().Format(time.RFC3339Nano), Conn: e.Conn, Dir: e.Dir, ClientID: e.ClientID, Note: e.Note}
-	if e.Dir != "close" {
+	if e.aboutAPI() {
 		l.API, l.Key, l.Version, l.CorrelationID = apiName(e.Key), &e.Key, &e.Version, &e.Corr
 	}
 	if e.Dir == "response" && e.Latency > 0 {

@@ -213,3 +213,48 @@ func TestProxyJSONLine(t *testing.T) {
 	assert.Equal(t, "orders", body["Topics"].([]any)[0].(map[string]any)["Name"])
 	assert.Equal(t, "00000000-0000-0000-0000-000000000000", body["Topics"].([]any)[0].(map[string]any)["TopicID"])
 }
+
+// TestProxySASLv0: after a SaslHandshake v0, the raw token and the
+// broker's empty answer pass through as they are, and Kafka messages
+// follow as before.
+func TestProxySASLv0(t *testing.T) {
+	up := startUpstream(t)
+	var log syncBuffer
+	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
+	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	client := "sasl"
+	hs := messages.NewSaslHandshakeRequest()
+	hs.Mechanism = "PLAIN"
+	hsResp := messages.NewSaslHandshakeResponse()
+	hsResp.Mechanisms = []string{"PLAIN"}
+	plain := "\x00alice\x00pass"
+	token := append(binary.BigEndian.AppendUint32(nil, uint32(len(plain))), plain...)
+	var sent []byte
+	for _, step := range []struct{ req, resp []byte }{
+		{frameOf(kwire.AppendRequest(nil, hs, 0, 1, &client)), frameOf(kwire.AppendResponse(nil, hsResp, 0, 1))},
+		{token, []byte{0, 0, 0, 0}},
+		{frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 4, 2, &client)), frameOf(kwire.AppendResponse(nil, messages.NewMetadataResponse(), 4, 2))},
+	} {
+		up.answers <- step.resp
+		sent = append(sent, step.req...)
+		_, err := c.Write(step.req)
+		require.NoError(t, err)
+		fr := kwire.NewFrameReader(c, 0)
+		fr.AllowEmpty = true
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second))) // a hang fails, with the log
+		got, err := fr.Next()
+		require.NoError(t, err, "the log:\n%s", log.String())
+		assert.Equal(t, step.resp, got)
+	}
+	c.Close()
+	p.close()
+	assert.Equal(t, sent, up.received())
+	text := log.String()
+	assert.Equal(t, 2, strings.Count(text, "raw SASL token"), text)
+	assert.NotContains(t, text, "UNDECODABLE", text)
+	assert.Contains(t, text, "response Metadata v4 corr=2", text)
+}
