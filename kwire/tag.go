@@ -252,5 +252,8 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 			return mt, keyError(key, "%v", err)
 		}
 	}
+	if f, v := mt.flexible, mt.versions; !f.Empty() && (f.Min > v.Max || f.Max < v.Min) {
+		return mt, keyError("flexible", "flexible=%s is outside versions=%s (write flexible=none)", f, v)
+	}
 	return mt, nil
 }

@@ -127,6 +127,9 @@ type (
 	noVersions struct {
 		_ struct{} `kafka:"api=1000,versions=none"`
 	}
+	flexibleBeyondVersions struct {
+		_ struct{} `kafka:"api=1000,versions=0-3,flexible=4+"`
+	}
 	unterminatedQuote struct {
 		_    struct{} `kafka:"versions=0"`
 		Name string   `kafka:"v=0+,default='a,b"`
@@ -188,6 +191,7 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&arrayOfNullable{}, `kwire: plan kwire_test.arrayOfNullable.Names: invalid kafka struct tag: at version 0: []*string: arrays of nullable elements are not part of the protocol`},
 		{&negativeAPIKey{}, `kwire: plan kwire_test.negativeAPIKey._: invalid kafka struct tag: key "api": negative API key -3`},
 		{&noVersions{}, `kwire: plan kwire_test.noVersions._: invalid kafka struct tag: key "versions": a message needs at least one version`},
+		{&flexibleBeyondVersions{}, `kwire: plan kwire_test.flexibleBeyondVersions._: invalid kafka struct tag: key "flexible": flexible=4+ is outside versions=0-3 (write flexible=none)`},
 		{&unterminatedQuote{}, `kwire: plan kwire_test.unterminatedQuote.Name: invalid kafka struct tag: key "default": unterminated quote`},
 		{&flagWithValue{}, `kwire: plan kwire_test.flagWithValue.Count: invalid kafka struct tag: key "varint": takes no value`},
 		{&nullableUUID{}, `kwire: plan kwire_test.nullableUUID.ID: invalid kafka struct tag: key "nullable" at version 4: type kwire.UUID cannot be null (null needs *string, []byte, a slice or a pointer to a struct)`},

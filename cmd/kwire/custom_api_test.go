@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"net"
 	"strings"
 	"testing"
 
@@ -57,4 +58,29 @@ func TestDecodeCustomAPI(t *testing.T) {
 	frame[5], frame[6] = 0x03, 0xe9 // key 1001
 	err = run([]string{"decode", hex.EncodeToString(frame)}, &out)
 	assert.ErrorIs(t, err, kwire.ErrUnknownAPI)
+}
+
+// TestProxyCustomAPI: the proxy decodes and pairs a registered custom API.
+func TestProxyCustomAPI(t *testing.T) {
+	up := startUpstream(t)
+	var log syncBuffer
+	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
+	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	client := "ledger"
+	resp := frameOf(kwire.AppendResponse(nil, &customapi.LedgerResponse{ErrorCode: 3}, 3, 11))
+	up.answers <- resp
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, &customapi.LedgerRequest{Note: "x"}, 3, 11, &client)))
+	require.NoError(t, err)
+	assert.Equal(t, resp, readFrame(t, c))
+	c.Close()
+	p.close()
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	require.Len(t, lines, 2, log.String())
+	assert.Contains(t, lines[0], `request  Ledger v3 corr=11 client="ledger" | LedgerRequest v3`)
+	assert.Contains(t, lines[1], `response Ledger v3 corr=11`)
+	assert.NotContains(t, log.String(), "UNDECODABLE")
 }
