@@ -95,6 +95,9 @@ addr, topic, n, api = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 opts = dict(bootstrap_servers=addr, request_timeout_ms=10000)
 if api != 'auto':
     opts['api_version'] = tuple(int(x) for x in api.split('.'))
+if len(sys.argv) > 6:  # SASL/PLAIN user and password
+    opts.update(security_protocol='SASL_PLAINTEXT', sasl_mechanism='PLAIN',
+                sasl_plain_username=sys.argv[5], sasl_plain_password=sys.argv[6])
 producer = KafkaProducer(compression_type='gzip', linger_ms=20, **opts)
 for f in [producer.send(topic, key=b'key-%d' % i, value=b'value-%d' % i) for i in range(n)]:
     f.get(timeout=20)
@@ -120,13 +123,14 @@ func lookKafkaPython(t *testing.T) string {
 }
 
 // TestKafkaPythonThroughProxy: kafka-python produces and consumes through
-// the proxy to the realclient broker, at its newest protocol and at
-// 0.10.1's (Produce v2, magic 1 message sets).
+// the proxy to the realclient broker, at its newest protocol, at 0.10.1's
+// (Produce v2, magic 1 message sets), and with SASL/PLAIN (SaslHandshake
+// v0, then the token as a raw frame, which the proxy passes as it is).
 func TestKafkaPythonThroughProxy(t *testing.T) {
 	python := lookKafkaPython(t)
 	script := filepath.Join(t.TempDir(), "client.py")
 	require.NoError(t, os.WriteFile(script, []byte(pythonClient), 0o644))
-	for _, api := range []string{"auto", "0.10.1"} {
+	for _, api := range []string{"auto", "0.10.1", "sasl"} {
 		t.Run(api, func(t *testing.T) {
 			const n = 50
 			b, err := realclient.Start(2, t.Logf)
@@ -134,7 +138,13 @@ func TestKafkaPythonThroughProxy(t *testing.T) {
 			defer b.Close()
 			p := startProxy(t, b.Addr())
 			topic := "python-" + strings.ReplaceAll(api, ".", "-")
-			got := strings.Fields(run(t, "", python, script, p.Addr, topic, strconv.Itoa(n), api))
+			args := []string{script, p.Addr, topic, strconv.Itoa(n), api}
+			if api == "sasl" {
+				b.SetSASLPlain(map[string]string{"alice": "s3cret"})
+				args[4] = "auto"
+				args = append(args, "alice", "s3cret")
+			}
+			got := strings.Fields(run(t, "", python, args...))
 			var want []string
 			for i := range n {
 				want = append(want, fmt.Sprintf("key-%d=value-%d", i, i))
@@ -145,8 +155,12 @@ func TestKafkaPythonThroughProxy(t *testing.T) {
 
 			byAPI := checkLog(t, p.Stop(t))
 			t.Logf("kafka-python %s through the proxy, requests by API: %v", api, byAPI)
-			for _, name := range []string{"Metadata", "Produce", "ListOffsets", "Fetch"} {
-				require.NotZero(t, byAPI[name], "no %s request logged", name)
+			names := []string{"Metadata", "Produce", "ListOffsets", "Fetch"}
+			if api == "sasl" {
+				names = append(names, "SaslHandshake", "request: raw SASL token", "response: raw SASL token")
+			}
+			for _, name := range names {
+				require.NotZero(t, byAPI[name], "no %s logged", name)
 			}
 		})
 	}
