@@ -333,7 +333,11 @@ func TestKmsgAgreement(t *testing.T) {
 		sort.Strings(onlyKwire)
 		sort.Strings(onlyKmsg)
 		t.Logf("versions only kwire has (not compared):\n\t%s", strings.Join(onlyKwire, "\n\t"))
-		t.Logf("versions only kmsg has (not compared):\n\t%s", strings.Join(onlyKmsg, "\n\t"))
+		// kwire speaks every version kmsg does (Kafka 4.4 is newer than
+		// kmsg v1.15.1): a kmsg-only version means the schemas are behind.
+		if len(onlyKmsg) > 0 {
+			t.Errorf("versions only kmsg has (not compared):\n\t%s", strings.Join(onlyKmsg, "\n\t"))
+		}
 	})
 }
 
