@@ -5,91 +5,12 @@ import (
 	"unsafe"
 )
 
-// isDefault reports whether the value at fp equals the field's schema
-// default. Tagged fields are written only when this is false.
-func isDefault(o *op, fp unsafe.Pointer) bool {
-	switch o.kind {
-	case kInt8:
-		return int64(*(*int8)(fp)) == o.def.i
-	case kInt16:
-		return int64(*(*int16)(fp)) == o.def.i
-	case kUint16:
-		return int64(*(*uint16)(fp)) == o.def.i
-	case kInt32, kVarint, kUvarint32:
-		return int64(*(*int32)(fp)) == o.def.i
-	case kUint32, kUvarint:
-		return int64(*(*uint32)(fp)) == o.def.i
-	case kInt64, kVarlong:
-		return *(*int64)(fp) == o.def.i
-	case kFloat64:
-		f := *(*float64)(fp)
-		return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
-	case kBool:
-		return *(*bool)(fp) == o.def.b
-	case kUUID:
-		return *(*UUID)(fp) == UUID{}
-	case kString:
-		return *(*string)(fp) == o.def.s
-	case kNullString:
-		sp := *(**string)(fp)
-		if o.def.null {
-			return sp == nil
-		}
-		return sp != nil && *sp == o.def.s
-	case kBytes:
-		bs := *(*[]byte)(fp)
-		if o.def.null {
-			return bs == nil
-		}
-		return bs != nil && len(bs) == 0
-	case kArray:
-		h := (*sliceHeader)(fp)
-		if o.def.null {
-			return h.data == nil
-		}
-		return h.len == 0
-	case kStruct:
-		return structIsDefault(o.sub, fp, isDefault)
-	case kStructPtr:
-		sp := *(*unsafe.Pointer)(fp)
-		if o.def.null {
-			return sp == nil
-		}
-		return sp == nil || structIsDefault(o.sub, sp, isDefault)
-	}
-	return false
-}
-
 // isUnset reports whether a field may be left out of a version that lacks
 // it without losing information: it holds its schema default or its Go
 // zero value. Kafka's generated code accepts only the default; kwire also
 // accepts the zero value, which is how Go code says "not set".
 func isUnset(o *op, fp unsafe.Pointer) bool {
 	return isDefault(o, fp) || isZero(o, fp)
-}
-
-func isZero(o *op, fp unsafe.Pointer) bool {
-	switch o.kind {
-	case kInt8, kBool:
-		return *(*uint8)(fp) == 0
-	case kInt16, kUint16:
-		return *(*uint16)(fp) == 0
-	case kInt32, kUint32, kVarint, kUvarint, kUvarint32:
-		return *(*uint32)(fp) == 0
-	case kInt64, kVarlong, kFloat64:
-		return *(*uint64)(fp) == 0
-	case kUUID:
-		return *(*UUID)(fp) == UUID{}
-	case kString:
-		return *(*string)(fp) == ""
-	case kNullString, kStructPtr:
-		return *(*unsafe.Pointer)(fp) == nil
-	case kBytes, kArray:
-		return (*sliceHeader)(fp).len == 0
-	case kStruct:
-		return structIsDefault(o.sub, fp, isUnset)
-	}
-	return false
 }
 
 // structIsDefault applies test to every field the struct declares.

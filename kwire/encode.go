@@ -127,6 +127,21 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				put32(unsafe.Add(dst, 4*j), *(*uint32)(unsafe.Add(h.data, 4*j)))
 			}
 			b = b[:n+4*h.len]
+		case cArrayStringCompact:
+			h := (*sliceHeader)(fp)
+			if h.data == nil && in.nullable {
+				b = append(b, 0)
+				continue
+			}
+			b = appendArrayLength(b, h.len, true)
+			for _, s := range unsafe.Slice((*string)(h.data), h.len) {
+				if len(s) < 0x7f {
+					b = append(b, byte(len(s)+1))
+				} else {
+					b = appendUvarint(b, uint32(len(s)+1))
+				}
+				b = append(b, s...)
+			}
 		case cInt16:
 			v := *(*uint16)(fp)
 			b = append(b, byte(v>>8), byte(v))
@@ -213,70 +228,6 @@ func appendNullLength(b []byte, compact, wide bool) []byte {
 	return appendLength(b, -1, compact, wide)
 }
 
-// encodeValue appends one field or array element stored at fp.
-func encodeValue(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
-	switch o.kind {
-	case kInt8:
-		return append(b, *(*uint8)(fp)), nil
-	case kInt16, kUint16:
-		return appendInt16(b, *(*int16)(fp)), nil
-	case kInt32, kUint32:
-		return appendInt32(b, *(*int32)(fp)), nil
-	case kInt64:
-		return appendInt64(b, *(*int64)(fp)), nil
-	case kFloat64:
-		return appendInt64(b, int64(math.Float64bits(*(*float64)(fp)))), nil
-	case kBool:
-		if *(*bool)(fp) {
-			return append(b, 1), nil
-		}
-		return append(b, 0), nil
-	case kVarint:
-		return appendVarint(b, *(*int32)(fp)), nil
-	case kVarlong:
-		return appendVarlong(b, *(*int64)(fp)), nil
-	case kUvarint, kUvarint32:
-		return appendUvarint(b, *(*uint32)(fp)), nil
-	case kUUID:
-		return append(b, (*(*UUID)(fp))[:]...), nil
-	case kString:
-		return appendString(b, o, *(*string)(fp))
-	case kNullString:
-		sp := *(**string)(fp)
-		if sp == nil {
-			if !o.nullable {
-				return b, newFieldError(ErrNullNotAllowed, -1, "")
-			}
-			return appendLength(b, -1, o.compact, false), nil
-		}
-		return appendString(b, o, *sp)
-	case kBytes:
-		bs := *(*[]byte)(fp)
-		if bs == nil && o.nullable {
-			return appendLength(b, -1, o.compact, true), nil
-		}
-		b = appendLength(b, len(bs), o.compact, true)
-		return append(b, bs...), nil
-	case kArray:
-		return encodeArray(b, o, (*sliceHeader)(fp))
-	case kStruct:
-		return encodeStruct(b, o.sub, fp)
-	case kStructPtr:
-		sp := *(*unsafe.Pointer)(fp)
-		if !o.nullable {
-			if sp == nil {
-				return b, newFieldError(ErrNullNotAllowed, -1, "")
-			}
-			return encodeStruct(b, o.sub, sp)
-		}
-		if sp == nil {
-			return append(b, 0xff), nil
-		}
-		return encodeStruct(append(b, 1), o.sub, sp)
-	}
-	panic("kwire: unknown kind") // unreachable: plans only hold known kinds
-}
-
 func appendString(b []byte, o *op, s string) ([]byte, error) {
 	if !o.compact && len(s) > maxInt16String {
 		return b, newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", len(s))
@@ -320,8 +271,9 @@ func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
 		return b, nil
 	}
 	var err error
+	appendTo := wireTypes[e.kind].appendTo
 	for i := 0; i < n; i++ {
-		if b, err = encodeValue(b, e, unsafe.Add(h.data, uintptr(i)*o.elemSize)); err != nil {
+		if b, err = appendTo(b, e, unsafe.Add(h.data, uintptr(i)*o.elemSize)); err != nil {
 			return b, withinIndex(err, i)
 		}
 	}

@@ -37,28 +37,6 @@ const (
 	kFixedRun   // consecutive fixed-width fields, coded as one block
 )
 
-var kindNames = [...]string{"int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "bool",
-	"varint", "varlong", "uvarint", "uvarint", "uuid", "string", "nullable string", "bytes", "array", "struct", "nullable struct", "fixed run"}
-
-func (k kind) String() string { return kindNames[k] }
-
-// fixedSize is the wire size of fixed-width kinds, 0 for the others.
-func (k kind) fixedSize() int {
-	switch k {
-	case kInt8, kBool:
-		return 1
-	case kInt16, kUint16:
-		return 2
-	case kInt32, kUint32:
-		return 4
-	case kInt64, kFloat64:
-		return 8
-	case kUUID:
-		return 16
-	}
-	return 0
-}
-
 // defaultValue is a field's schema default, parsed for its kind.
 type defaultValue struct {
 	null bool

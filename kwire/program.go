@@ -33,6 +33,8 @@ const (
 	cArrayInt32Compact
 	cArrayInt32Classic
 	cStruct // plan ref
+	cArrayStringCompact
+	cArrayStringClassic
 )
 
 // instr is one compiled field: 24 bytes, so a plan's program sits in a
@@ -141,6 +143,8 @@ func compileOp(o *op) instr {
 			in.n, in.ref = uint32(o.elemSize), unsafe.Pointer(o.elem.sub)
 		case kInt32, kUint32:
 			in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
+		case kString:
+			in.code = pick(o.compact, cArrayStringCompact, cArrayStringClassic)
 		}
 	case kStruct:
 		in.code, in.ref = cStruct, unsafe.Pointer(o.sub)

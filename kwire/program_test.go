@@ -200,3 +200,14 @@ func TestNothingTaggedFastPath(t *testing.T) {
 		t.Fatalf("non-null *string not written: %x", b)
 	}
 }
+
+// TestWireTypesComplete: every value kind has its whole entry, so a new
+// wire type cannot be half added.
+func TestWireTypesComplete(t *testing.T) {
+	for k := kind(0); k < kFixedRun; k++ {
+		wt := wireTypes[k]
+		if wt.name == "" || wt.size == nil || wt.appendTo == nil || wt.isDefault == nil || wt.isZero == nil {
+			t.Errorf("kind %d (%q): incomplete entry", k, wt.name)
+		}
+	}
+}
