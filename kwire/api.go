@@ -55,34 +55,9 @@ func Size(msg any, version int16) (int, error) {
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
 // is reset first. Fields the version lacks, and tagged fields that are not
 // sent, get their schema defaults. Bytes left over are an error. Strings
-// do not alias data; records fields do.
+// do not alias data; records fields do. It is Decoder{}.Unmarshal.
 func Unmarshal(data []byte, msg any, version int16) error {
-	pl, p := cachedRootPlan(msg, version)
-	if pl == nil {
-		pl, p = lookupRootPlan(msg, version)
-	}
-	if pl == nil {
-		rv := reflect.ValueOf(msg)
-		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-			return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
-		}
-		var err error
-		if pl, err = rootPlan(rv.Type().Elem(), version, "unmarshal"); err != nil {
-			return err
-		}
-		rememberRootPlan(rv.Type(), version, pl)
-		p = rv.UnsafePointer()
-	}
-	// Reset the message: typedmemclr through reflect, so the GC sees it.
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
-	d := decoder{src: data}
-	if err := d.decodeStruct(pl, p); err != nil {
-		return publicError("unmarshal", pl.typ.String(), err)
-	}
-	if d.off != len(data) {
-		return &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
-	}
-	return nil
+	return Decoder{}.Unmarshal(data, msg, version)
 }
 
 // messagePlan finds the plan and the struct address of msg. A struct

@@ -20,8 +20,16 @@ type decoder struct {
 	lastStrChunk   int      // size of the last string chunk: they double
 	lastPtrChunk   int      // size of the last *string chunk: they double
 	lastInt32Chunk int      // size of the last []int32 chunk: they double
-	structs        [4]slab  // backing for arrays of structs, by element plan
-	nextSlab       int      // which slab a new element type replaces
+	// Backing for arrays of structs: one slab per element type met, the
+	// first few inline (a message rarely has more element types).
+	structs     [6]slab
+	moreStructs []slab
+
+	// limited says budget counts down: what the call may still allocate.
+	limited bool
+	budget  int
+	// exact refuses what encoding would not write back byte for byte.
+	exact bool
 }
 
 // slab is spare zeroed storage for elements of one struct type.
@@ -29,6 +37,7 @@ type slab struct {
 	elem *plan
 	data unsafe.Pointer // nil when empty, never one past the end
 	left int
+	used int // elements of this type handed out so far
 }
 
 // The arena chunk sizes bound what one allocation may take beyond the
@@ -55,9 +64,12 @@ func (d *decoder) readUvarint64() (uint64, error) { return d.readUvarintBits(64)
 
 // readUvarintBits reads an unsigned LEB128 varint that must fit in bits
 // bits: its last possible byte may carry only the bits left, so an
-// overlong or overflowing varint is an error, never a wrapped value.
+// overflowing varint is an error, never a wrapped value (Kafka's Java
+// reader drops the extra bits). A varint longer than it needs to be
+// (0x80 0x00 for 0) is read as Java reads it, unless the decode is exact.
 func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
 	var v uint64
+	start := d.off
 	for shift := uint(0); ; shift += 7 {
 		if d.off >= len(d.src) {
 			return 0, d.truncated(1)
@@ -69,6 +81,9 @@ func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
 		}
 		v |= uint64(c&0x7f) << shift
 		if c < 0x80 {
+			if c == 0 && shift > 0 && d.exact {
+				return 0, newFieldError(ErrBadVarint, start, "overlong varint: %d bytes for %d", shift/7+1, v)
+			}
 			return v, nil
 		}
 	}
@@ -114,33 +129,55 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 
 // strPtr returns a pointer to the next n bytes as a string, the string
 // header carved from a chunk as the bytes are.
-func (d *decoder) strPtr(n int) *string {
+func (d *decoder) strPtr(n int) (*string, error) {
 	if len(d.strPtrs) == 0 {
 		d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
-		d.strPtrs = make([]string, min(d.lastPtrChunk, d.remaining()+1))
+		count := min(d.lastPtrChunk, d.remaining()+1)
+		if err := d.charge(count * int(unsafe.Sizeof(""))); err != nil {
+			return nil, err
+		}
+		d.strPtrs = make([]string, count)
 	}
 	sp := &d.strPtrs[0]
 	d.strPtrs = d.strPtrs[1:]
-	*sp = d.str(n)
-	return sp
+	var err error
+	*sp, err = d.str(n)
+	return sp, err
 }
 
 // str returns the next n bytes as a string from the arena.
-func (d *decoder) str(n int) string {
+func (d *decoder) str(n int) (string, error) {
 	if n == 0 {
-		return ""
+		return "", nil
 	}
 	if len(d.strArena) < n {
 		// Chunks start small and double, so a message with one short
 		// string (next to, say, records) pays for that string only.
 		d.lastStrChunk = min(max(2*d.lastStrChunk, 64), strChunk)
-		d.strArena = make([]byte, max(n, min(d.remaining(), d.lastStrChunk)))
+		size := max(n, min(d.remaining(), d.lastStrChunk))
+		if err := d.charge(size); err != nil {
+			return "", err
+		}
+		d.strArena = make([]byte, size)
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
 	copy(buf, d.src[d.off:])
 	d.off += n
-	return unsafe.String(&buf[0], n)
+	return unsafe.String(&buf[0], n), nil
+}
+
+// charge takes n bytes from the call's allocation budget, or refuses
+// before they are allocated.
+func (d *decoder) charge(n int) error {
+	if !d.limited {
+		return nil
+	}
+	if n > d.budget {
+		return newFieldError(ErrTooLarge, d.off, "decoding needs more than the %d bytes left of the allocation budget", d.budget)
+	}
+	d.budget -= n
+	return nil
 }
 
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
@@ -173,6 +210,10 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 		case kInt8:
 			*(*uint8)(fp) = b[0]
 		case kBool:
+			// Kafka's Java reader takes any byte but 0 as true.
+			if b[0] > 1 && d.exact {
+				return newFieldError(ErrValueOutOfRange, d.off, "bool byte %d", b[0])
+			}
 			*(*bool)(fp) = b[0] != 0
 		case kInt16, kUint16:
 			*(*uint16)(fp) = binary.BigEndian.Uint16(b)
@@ -215,11 +256,11 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 			return nil
 		}
 		if o.kind == kString {
-			*(*string)(fp) = d.str(n)
-			return nil
+			*(*string)(fp), err = d.str(n)
+			return err
 		}
-		*(**string)(fp) = d.strPtr(n)
-		return nil
+		*(**string)(fp), err = d.strPtr(n)
+		return err
 	case kBytes:
 		start := d.off
 		n, err := d.readLength(o.compact, true, 1)
@@ -237,6 +278,9 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 		if o.records {
 			bs = d.src[d.off : d.off+n : d.off+n] // records may alias the input
 		} else {
+			if err := d.charge(n); err != nil {
+				return err
+			}
 			bs = make([]byte, n)
 			copy(bs, d.src[d.off:])
 		}
@@ -248,20 +292,13 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 	case kStruct:
 		return d.decodeStruct(o.sub, fp)
 	case kStructPtr:
-		if o.nullable {
-			if d.remaining() < 1 {
-				return d.truncated(1)
-			}
-			switch int8(d.src[d.off]) {
-			case -1:
-				d.off++
-				*(*unsafe.Pointer)(fp) = nil
-				return nil
-			case 1:
-				d.off++
-			default:
-				return newFieldError(ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", int8(d.src[d.off]))
-			}
+		present, err := d.presence(o)
+		if err != nil || !present {
+			*(*unsafe.Pointer)(fp) = nil
+			return err
+		}
+		if err := d.charge(int(o.sub.typ.Size())); err != nil {
+			return err
 		}
 		sp := reflect.New(o.sub.typ).UnsafePointer()
 		*(*unsafe.Pointer)(fp) = sp
@@ -270,17 +307,46 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 	return nil
 }
 
-func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
+// presence reads the int8 marker before a nullable struct: as Kafka's
+// Java reader does, a negative byte is null and any other present; an
+// exact decode takes only -1 and 1, the bytes encoding writes.
+func (d *decoder) presence(o *op) (bool, error) {
+	if !o.nullable {
+		return true, nil
+	}
+	if d.remaining() < 1 {
+		return false, d.truncated(1)
+	}
+	m := int8(d.src[d.off])
+	if d.exact && m != 1 && m != -1 {
+		return false, newFieldError(ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", m)
+	}
+	d.off++
+	return m >= 0, nil
+}
+
+// arrayLength reads an array's length: -1 for null, which only a
+// nullable array may be, and never more elements than the bytes left
+// could hold.
+func (d *decoder) arrayLength(o *op) (int, error) {
 	start := d.off
-	e := o.elem
 	n, err := d.readLength(o.compact, true, int(o.elemMinWire))
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 && !o.nullable {
+		return 0, newFieldError(ErrNullNotAllowed, start, "")
+	}
+	return n, nil
+}
+
+func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
+	e := o.elem
+	n, err := d.arrayLength(o)
 	if err != nil {
 		return err
 	}
 	if n < 0 {
-		if !o.nullable {
-			return newFieldError(ErrNullNotAllowed, start, "")
-		}
 		*h = sliceHeader{}
 		return nil
 	}
@@ -292,7 +358,11 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	if e.kind == kInt32 {
 		if len(d.int32s) < n {
 			d.lastInt32Chunk = min(max(2*d.lastInt32Chunk, 16), int32Chunk)
-			d.int32s = make([]int32, max(n, min(d.lastInt32Chunk, d.remaining()/4)))
+			count := max(n, min(d.lastInt32Chunk, d.remaining()/4))
+			if err := d.charge(4 * count); err != nil {
+				return err
+			}
+			d.int32s = make([]int32, count)
 		}
 		vals := d.int32s[:n:n]
 		d.int32s = d.int32s[n:]
@@ -306,9 +376,12 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	}
 	var data unsafe.Pointer
 	if e.kind == kStruct {
-		data = d.structElems(o, n, h)
-	} else {
+		data, err = d.structElems(o, n, h)
+	} else if err = d.charge(n * int(o.elemSize)); err == nil {
 		data = newArray(o, h, n)
+	}
+	if err != nil {
+		return err
 	}
 	*h = sliceHeader{data: data, len: n, cap: n}
 	if e.kind == kStruct {
@@ -328,13 +401,9 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 }
 
 func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
-	start := d.off
-	count, err := d.readUvarint()
+	count, err := d.tagCount()
 	if err != nil {
 		return err
-	}
-	if int(count) > d.remaining()/2 {
-		return newFieldError(ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
 	}
 	var unknown *UnknownTags
 	if pl.hasUnknown {
@@ -342,48 +411,106 @@ func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 	}
 	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
-		tagAt := d.off
-		tag, err := d.readUvarint()
+		tag, end, err := d.tagHeader(pl, &last)
 		if err != nil {
 			return err
 		}
-		if int64(tag) <= last {
-			return newFieldError(ErrBadTag, tagAt, "tag %d after tag %d: tags must ascend", tag, last)
-		}
-		last = int64(tag)
-		size, err := d.readUvarint()
-		if err != nil {
-			return err
-		}
-		if int(size) > d.remaining() {
-			return newFieldError(ErrInvalidLength, tagAt, "tagged field %d of %d bytes, %d left", tag, size, d.remaining())
-		}
-		end := d.off + int(size)
+		start := d.off
 		if o := pl.taggedOp(tag); o != nil {
-			full := d.src
-			d.src = d.src[:end]
-			err := d.decodeValue(o, fieldPtr(p, o.offset))
-			d.src = full
-			if err != nil {
-				return within(err, o.name)
+			fp := fieldPtr(p, o.offset)
+			if err := d.taggedValue(o, end, func() error { return d.decodeValue(o, fp) }); err != nil {
+				return err
 			}
-			if d.off != end {
-				return within(newFieldError(ErrBadTag, d.off, "tagged field %d has %d bytes left over", tag, end-d.off), o.name)
+			// A known field sent with its default value would not be
+			// written again: keep its bytes so that it is.
+			if unknown == nil || !isDefault(o, fp) {
+				continue
 			}
-			continue
-		}
-		for _, t := range pl.inactiveTags {
-			if t == tag {
-				return newFieldError(ErrBadTag, tagAt, "tag %d is not valid in version %d", tag, pl.version)
-			}
+		} else {
+			d.off = end
 		}
 		if unknown != nil {
-			data := make([]byte, size)
-			copy(data, d.src[d.off:end])
-			*unknown = append(*unknown, TaggedField{Tag: tag, Data: data})
+			if err := d.keepTag(unknown, tag, d.src[start:end]); err != nil {
+				return err
+			}
 		}
-		d.off = end
 	}
+	return nil
+}
+
+// tagCount reads how many tagged fields follow; each takes two bytes at
+// least.
+func (d *decoder) tagCount() (uint32, error) {
+	start := d.off
+	count, err := d.readUvarint()
+	if err != nil {
+		return 0, err
+	}
+	if int(count) > d.remaining()/2 {
+		return 0, newFieldError(ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
+	}
+	return count, nil
+}
+
+// tagHeader reads one tagged field's tag and size and returns where its
+// value ends. Tags must ascend (last is the previous one), a tag the
+// struct declares for other versions only is refused, and the value must
+// fit in the bytes left.
+func (d *decoder) tagHeader(pl *plan, last *int64) (tag uint32, end int, err error) {
+	tagAt := d.off
+	if tag, err = d.readUvarint(); err != nil {
+		return 0, 0, err
+	}
+	if int64(tag) <= *last {
+		return 0, 0, newFieldError(ErrBadTag, tagAt, "tag %d after tag %d: tags must ascend", tag, *last)
+	}
+	*last = int64(tag)
+	for _, t := range pl.inactiveTags {
+		if t == tag {
+			return 0, 0, newFieldError(ErrBadTag, tagAt, "tag %d is not valid in version %d", tag, pl.version)
+		}
+	}
+	size, err := d.readUvarint()
+	if err != nil {
+		return 0, 0, err
+	}
+	if int(size) > d.remaining() {
+		return 0, 0, newFieldError(ErrInvalidLength, tagAt, "tagged field %d of %d bytes, %d left", tag, size, d.remaining())
+	}
+	return tag, d.off + int(size), nil
+}
+
+// taggedValue runs read on a known tagged field's value, which must fill
+// exactly the size its prefix gave.
+func (d *decoder) taggedValue(o *op, end int, read func() error) error {
+	full := d.src
+	d.src = d.src[:end]
+	err := read()
+	d.src = full
+	if err != nil {
+		return within(err, o.name)
+	}
+	if d.off != end {
+		return within(newFieldError(ErrBadTag, d.off, "tagged field %d has %d bytes left over", o.tag, end-d.off), o.name)
+	}
+	return nil
+}
+
+// keepTag appends a tagged field's raw bytes to unknown.
+func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte) error {
+	if len(*unknown) == cap(*unknown) {
+		grown := max(2, 2*cap(*unknown))
+		if err := d.charge(grown * int(unsafe.Sizeof(TaggedField{}))); err != nil {
+			return err
+		}
+		*unknown = append(make(UnknownTags, 0, grown), *unknown...)
+	}
+	if err := d.charge(len(raw)); err != nil {
+		return err
+	}
+	data := make([]byte, len(raw))
+	copy(data, raw)
+	*unknown = append(*unknown, TaggedField{Tag: tag, Data: data})
 	return nil
 }
 
@@ -455,6 +582,13 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 	}
 	for _, s := range g.bools {
 		*(*bool)(unsafe.Add(p, s.off)) = src[s.at] != 0
+		if src[s.at] > 1 && d.exact {
+			for _, f := range o.run {
+				if f.at == int(s.at) {
+					return within(newFieldError(ErrValueOutOfRange, d.off+f.at, "bool byte %d", src[s.at]), f.name)
+				}
+			}
+		}
 	}
 	for _, s := range g.uuids {
 		copy((*UUID)(unsafe.Add(p, s.off))[:], src[s.at:s.at+16])
@@ -464,48 +598,64 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 }
 
 // structElems returns zeroed storage for n elements of a struct array,
-// carved from a slab of that element type when one has room. The slice
+// carved from the slab of that element type when it has room. The slice
 // gets cap n, so appending to it never writes into a neighbour.
-func (d *decoder) structElems(o *op, n int, h *sliceHeader) unsafe.Pointer {
-	for i := range d.structs {
-		sl := &d.structs[i]
-		if sl.elem != o.elem.sub || sl.left < n {
-			continue
-		}
+//
+// A slab never holds more spare elements than the type has had so far
+// (nor more than slabChunk, nor more than the bytes left could encode), so
+// the storage of each type is at most about twice what it holds, however
+// the message mixes types; and a slab is kept per type, so mixing types
+// never throws a slab away.
+func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, error) {
+	sl := d.slabOf(o.elem.sub)
+	if sl.left >= n {
 		p := sl.data
 		sl.left -= n
+		sl.used += n
 		if sl.left == 0 {
 			sl.data = nil
 		} else {
 			sl.data = unsafe.Add(p, uintptr(n)*o.elemSize)
 		}
-		return p
+		return p, nil
 	}
-	// The first array of an element type gets exactly its room; from the
-	// second on, a slab with room for more of the same, but never more
-	// elements than the bytes left could encode.
-	seen := false
-	for i := range d.structs {
-		seen = seen || d.structs[i].elem == o.elem.sub
+	count := min(slabChunk, sl.used, d.remaining()/max(1, int(o.elemMinWire)))
+	sl.used += n
+	if n >= count/2 {
+		// A big array gets exactly its room; the slab keeps its spare.
+		if err := d.charge(n * int(o.elemSize)); err != nil {
+			return nil, err
+		}
+		return newArray(o, h, n), nil
 	}
-	count := n
-	if seen {
-		count = max(n, min(slabChunk, d.remaining()/max(1, int(o.elemMinWire))))
+	if err := d.charge(count * int(o.elemSize)); err != nil {
+		return nil, err
 	}
 	p := newArray(o, h, count)
-	var rest unsafe.Pointer
-	if count > n {
-		rest = unsafe.Add(p, uintptr(n)*o.elemSize)
-	}
+	sl.data, sl.left = unsafe.Add(p, uintptr(n)*o.elemSize), count-n
+	return p, nil
+}
+
+// slabOf finds the slab of element type elem, adding an empty one the
+// first time.
+func (d *decoder) slabOf(elem *plan) *slab {
 	for i := range d.structs {
-		if d.structs[i].elem == o.elem.sub {
-			d.structs[i] = slab{elem: o.elem.sub, data: rest, left: count - n}
-			return p
+		sl := &d.structs[i]
+		if sl.elem == elem {
+			return sl
+		}
+		if sl.elem == nil {
+			sl.elem = elem
+			return sl
 		}
 	}
-	d.structs[d.nextSlab] = slab{elem: o.elem.sub, data: rest, left: count - n}
-	d.nextSlab = (d.nextSlab + 1) % len(d.structs)
-	return p
+	for i := range d.moreStructs {
+		if d.moreStructs[i].elem == elem {
+			return &d.moreStructs[i]
+		}
+	}
+	d.moreStructs = append(d.moreStructs, slab{elem: elem})
+	return &d.moreStructs[len(d.moreStructs)-1]
 }
 
 // newArray allocates a zeroed backing array of n elements for the slice

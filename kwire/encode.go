@@ -282,7 +282,9 @@ func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
 
 // encodeTaggedFields writes the tagged-field section: the count, then each
 // known field that differs from its default merged with the unknown ones,
-// in ascending tag order.
+// in ascending tag order. A kept entry with the tag of a known field (the
+// bytes of a known field that arrived holding its default) is written
+// while the field still holds its default; a value set since replaces it.
 func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	var unknown UnknownTags
 	if pl.hasUnknown {
@@ -293,10 +295,15 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			return append(b, 0), nil
 		}
 	}
-	count := len(unknown)
+	count := 0
 	for i := range pl.tagged {
 		o := &pl.tagged[i]
 		if !isDefault(o, fieldPtr(p, o.offset)) {
+			count++
+		}
+	}
+	for _, u := range unknown {
+		if !pl.shadowed(p, u.Tag) {
 			count++
 		}
 	}
@@ -306,6 +313,10 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	writeUnknownBelow := func(limit int64) error {
 		for ui < len(unknown) && int64(unknown[ui].Tag) < limit {
 			u := unknown[ui]
+			ui++
+			if pl.shadowed(p, u.Tag) {
+				continue
+			}
 			if int64(u.Tag) <= last {
 				return within(newFieldError(ErrBadTag, -1, "unknown tag %d out of order or repeated", u.Tag), "UnknownTags")
 			}
@@ -313,7 +324,6 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			b = appendUvarint(b, uint32(len(u.Data)))
 			b = append(b, u.Data...)
 			last = int64(u.Tag)
-			ui++
 		}
 		return nil
 	}
@@ -325,9 +335,6 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 		if err := writeUnknownBelow(int64(o.tag)); err != nil {
 			return b, err
-		}
-		if ui < len(unknown) && unknown[ui].Tag == o.tag {
-			return b, within(newFieldError(ErrBadTag, -1, "unknown tag %d is also a known field", o.tag), "UnknownTags")
 		}
 		size, err := sizeValue(o, fp)
 		if err != nil {
@@ -341,6 +348,13 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		last = int64(o.tag)
 	}
 	return b, writeUnknownBelow(math.MaxInt64)
+}
+
+// shadowed reports whether a kept tagged field with tag t gives way to the
+// known field of that tag, which holds a value other than its default.
+func (pl *plan) shadowed(p unsafe.Pointer, t uint32) bool {
+	o := pl.taggedOp(t)
+	return o != nil && !isDefault(o, fieldPtr(p, o.offset))
 }
 
 // extend lengthens b by n bytes, growing it only when it lacks room.

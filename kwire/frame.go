@@ -2,9 +2,7 @@ package kwire
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"reflect"
 )
 
 // RequestHeader is the header in front of every request body.
@@ -186,88 +184,16 @@ func frameBody(frame []byte) ([]byte, error) {
 // ReadRequest reads a request frame (size prefix included). newBody is
 // given the API key and version from the header and returns a pointer to
 // the struct to decode the body into; its tags decide the header version.
+// It is Decoder{}.ReadRequest.
 func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	var h RequestHeader
-	rest, err := frameBody(frame)
-	if err != nil {
-		return h, nil, err
-	}
-	if len(rest) < 4 {
-		return h, nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
-	}
-	h.APIKey = int16(binary.BigEndian.Uint16(rest))
-	h.APIVersion = int16(binary.BigEndian.Uint16(rest[2:]))
-	body, err := newBody(h.APIKey, h.APIVersion)
-	if err != nil {
-		return h, nil, err
-	}
-	pl, p := cachedRootPlan(body, h.APIVersion)
-	if pl == nil {
-		if pl, p, err = messagePlan(body, h.APIVersion, "unmarshal"); err != nil {
-			if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
-				e.Op, e.Offset = "frame", 6
-			}
-			return h, nil, err
-		}
-		if reflect.TypeOf(body).Kind() != reflect.Pointer {
-			return h, nil, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
-		}
-	}
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
-	d := decoder{src: rest, off: 4}
-	if err := d.readRequestHeaderRest(&h); err != nil {
-		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
-	}
-	// The body is read by the same decoder, so header and body strings
-	// share arena chunks; offsets count from after the size prefix.
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
-	if err := d.decodeStruct(pl, p); err != nil {
-		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
-	}
-	if d.off != len(rest) {
-		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
-	}
-	return h, body, nil
+	return Decoder{}.ReadRequest(frame, newBody)
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
-// pointer to the response struct of the request's API at version.
+// pointer to the response struct of the request's API at version. It is
+// Decoder{}.ReadResponse.
 func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	var h ResponseHeader
-	rest, err := frameBody(frame)
-	if err != nil {
-		return h, err
-	}
-	if pl, _ := cachedRootPlan(msg, version); pl != nil {
-		h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	} else {
-		info, err := Describe(msg)
-		if err != nil {
-			return h, err
-		}
-		h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
-	}
-	d := decoder{src: rest}
-	if d.remaining() < 4 {
-		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
-	}
-	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
-	d.off = 4
-	if h.Version >= 1 {
-		tags, err := d.readUnknownTags()
-		if err != nil {
-			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
-		}
-		h.UnknownTags = tags
-	}
-	if err := Unmarshal(rest[d.off:], msg, version); err != nil {
-		if e, ok := err.(*Error); ok && e.Offset >= 0 {
-			e.Offset += 4 + d.off
-		}
-		return h, err
-	}
-	return h, nil
+	return Decoder{}.ReadResponse(frame, msg, version)
 }
 
 func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
@@ -284,7 +210,9 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 			return within(err, "ClientID")
 		}
 		if n >= 0 {
-			h.ClientID = d.strPtr(n)
+			if h.ClientID, err = d.strPtr(n); err != nil {
+				return within(err, "ClientID")
+			}
 		}
 	}
 	if h.Version >= 2 {

@@ -100,6 +100,9 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	}
 	if pl.hasUnknown {
 		for _, u := range *(*UnknownTags)(fieldPtr(p, pl.unknownOff)) {
+			if pl.shadowed(p, u.Tag) {
+				continue
+			}
 			n += uvarintSize(u.Tag) + uvarintSize(uint32(len(u.Data))) + len(u.Data)
 			count++
 		}

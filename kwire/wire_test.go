@@ -184,9 +184,20 @@ func TestBadTags(t *testing.T) {
 	m = tagged{UnknownTags: kwire.UnknownTags{{Tag: 9}, {Tag: 8}}}
 	_, err := kwire.Marshal(&m, 1)
 	assert.ErrorIs(t, err, kwire.ErrBadTag)
-	m = tagged{Five: 3, UnknownTags: kwire.UnknownTags{{Tag: 5}}}
-	_, err = kwire.Marshal(&m, 1)
-	assert.ErrorIs(t, err, kwire.ErrBadTag)
+	// A kept entry with a known field's tag (the field arrived holding its
+	// default) is written while the field holds its default; a value set
+	// since replaces it.
+	m = tagged{Five: -1, UnknownTags: kwire.UnknownTags{{Tag: 5, Data: []byte{0xff, 0xff, 0xff, 0xff}}}}
+	b, err := kwire.Marshal(&m, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "00000000"+"01"+"0504"+"ffffffff", hex.EncodeToString(b))
+	m.Five = 3
+	b, err = kwire.Marshal(&m, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "00000000"+"01"+"0504"+"00000003", hex.EncodeToString(b))
+	n, err := kwire.Size(&m, 1)
+	require.NoError(t, err)
+	assert.Equal(t, len(b), n)
 }
 
 type versioned struct {
@@ -305,7 +316,23 @@ func TestNullableStructMarker(t *testing.T) {
 	assert.Equal(t, "000161"+"00000000", hex.EncodeToString(b))
 	_, err = kwire.Marshal(&presence{}, 0)
 	assert.ErrorIs(t, err, kwire.ErrNullNotAllowed)
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "00"), new(presence), 1), kwire.ErrInvalidLength, "a marker must be 1 or -1")
+	// As Kafka's Java reader: a negative marker is null, any other present.
+	var p presence
+	require.NoError(t, kwire.Unmarshal(mustHex(t, "80"), &p, 1))
+	assert.Nil(t, p.Inner)
+	require.NoError(t, kwire.Unmarshal(mustHex(t, "02000161"+"00000000"), &p, 1))
+	assert.Equal(t, "a", p.Inner.Name)
+	// An exact decode takes only the markers encoding writes.
+	exact := kwire.Decoder{Exact: true}
+	for _, in := range []string{"80", "00000161" + "00000000", "02000161" + "00000000"} {
+		err := exact.Unmarshal(mustHex(t, in), new(presence), 1)
+		assert.ErrorIs(t, err, kwire.ErrInvalidLength, in)
+		var ke *kwire.Error
+		require.ErrorAs(t, err, &ke)
+		assert.Equal(t, 0, ke.Offset)
+		assert.Equal(t, "Inner", ke.Path)
+	}
+	require.NoError(t, exact.Unmarshal(mustHex(t, "ff"), new(presence), 1))
 }
 
 func TestNotAMessage(t *testing.T) {

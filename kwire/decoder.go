@@ -1,0 +1,168 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// Decoder decodes with options. Its zero value is what Unmarshal,
+// ReadRequest and ReadResponse do; a Decoder is a plain value, safe to
+// share and to copy.
+//
+//	dec := kwire.Decoder{MaxAlloc: 64 << 20}
+//	hdr, body, err := dec.ReadRequest(frame, newBody)
+//	if errors.Is(err, kwire.ErrTooLarge) { ... }
+type Decoder struct {
+	// MaxAlloc bounds the bytes one call may allocate for the decoded
+	// value: strings, byte slices, arrays, structs behind pointers and
+	// kept tagged fields, counted as requested (Go's size classes round
+	// some up a little). A call that would need more fails with
+	// ErrTooLarge before it allocates them. 0 or less: no bound beyond
+	// the one every decode has (nothing is allocated for a length the
+	// bytes left cannot hold).
+	MaxAlloc int
+
+	// Exact refuses the forms Kafka's Java reader accepts but encoding
+	// would not write back byte for byte: a varint longer than it needs
+	// to be (ErrBadVarint), a bool byte other than 0 and 1, and a
+	// nullable struct's presence marker other than 1 and -1
+	// (ErrValueOutOfRange, ErrInvalidLength). What an exact decode
+	// accepts, encoding gives back unchanged.
+	Exact bool
+}
+
+func (dc Decoder) reader(src []byte) decoder {
+	return decoder{src: src, limited: dc.MaxAlloc > 0, budget: dc.MaxAlloc, exact: dc.Exact}
+}
+
+// Unmarshal decodes a message body into msg, a pointer to a struct, which
+// is reset first. Fields the version lacks, and tagged fields that are not
+// sent, get their schema defaults. Bytes left over are an error. Strings
+// do not alias data; records fields do.
+func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
+	pl, p := cachedRootPlan(msg, version)
+	if pl == nil {
+		pl, p = lookupRootPlan(msg, version)
+	}
+	if pl == nil {
+		rv := reflect.ValueOf(msg)
+		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+			return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+		}
+		var err error
+		if pl, err = rootPlan(rv.Type().Elem(), version, "unmarshal"); err != nil {
+			return err
+		}
+		rememberRootPlan(rv.Type(), version, pl)
+		p = rv.UnsafePointer()
+	}
+	// Reset the message: typedmemclr through reflect, so the GC sees it.
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	d := dc.reader(data)
+	if err := d.decodeStruct(pl, p); err != nil {
+		return publicError("unmarshal", pl.typ.String(), err)
+	}
+	if d.off != len(data) {
+		return &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
+	}
+	return nil
+}
+
+// ReadRequest reads a request frame (size prefix included). newBody is
+// given the API key and version from the header and returns a pointer to
+// the struct to decode the body into; its tags decide the header version.
+func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
+	var h RequestHeader
+	rest, err := frameBody(frame)
+	if err != nil {
+		return h, nil, err
+	}
+	if len(rest) < 4 {
+		return h, nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	}
+	h.APIKey = int16(binary.BigEndian.Uint16(rest))
+	h.APIVersion = int16(binary.BigEndian.Uint16(rest[2:]))
+	body, err := newBody(h.APIKey, h.APIVersion)
+	if err != nil {
+		return h, nil, err
+	}
+	pl, p := cachedRootPlan(body, h.APIVersion)
+	if pl == nil {
+		if pl, p, err = messagePlan(body, h.APIVersion, "unmarshal"); err != nil {
+			if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
+				e.Op, e.Offset = "frame", 6
+			}
+			return h, nil, err
+		}
+		if reflect.TypeOf(body).Kind() != reflect.Pointer {
+			return h, nil, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
+		}
+	}
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	d := dc.reader(rest)
+	d.off = 4
+	if err := d.readRequestHeaderRest(&h); err != nil {
+		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
+	}
+	// The body is read by the same decoder, so header and body strings
+	// share arena chunks; offsets count from after the size prefix.
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	if err := d.decodeStruct(pl, p); err != nil {
+		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
+	}
+	if d.off != len(rest) {
+		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+	}
+	return h, body, nil
+}
+
+// ReadResponse reads a response frame (size prefix included) into msg, a
+// pointer to the response struct of the request's API at version.
+func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
+	var h ResponseHeader
+	rest, err := frameBody(frame)
+	if err != nil {
+		return h, err
+	}
+	if pl, _ := cachedRootPlan(msg, version); pl != nil {
+		h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
+	} else {
+		info, err := Describe(msg)
+		if err != nil {
+			return h, err
+		}
+		h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
+	}
+	if len(rest) < 4 {
+		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
+	}
+	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
+	d := dc.reader(rest)
+	d.off = 4
+	if h.Version >= 1 {
+		tags, err := d.readUnknownTags()
+		if err != nil {
+			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
+		}
+		h.UnknownTags = tags
+	}
+	pl, p, err := messagePlan(msg, version, "unmarshal")
+	if err != nil {
+		return h, err
+	}
+	if reflect.TypeOf(msg).Kind() != reflect.Pointer {
+		return h, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	}
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	if err := d.decodeStruct(pl, p); err != nil {
+		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
+	}
+	if d.off != len(rest) {
+		return h, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+	}
+	return h, nil
+}
