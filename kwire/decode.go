@@ -24,6 +24,11 @@ type decoder struct {
 	// first few inline (a message rarely has more element types).
 	structs     [6]slab
 	moreStructs []slab
+	// slack is the bytes of slab room allocated and not handed out
+	// (abandoned room included): never more than slackPerByte times the
+	// bytes read, so unused room is bounded by the input, however many
+	// element types share it.
+	slack int
 
 	// limited says budget counts down: what the call may still allocate.
 	limited bool
@@ -47,6 +52,8 @@ const (
 	int32Chunk = 1024
 	ptrChunk   = 64
 	slabChunk  = 128 // elements
+
+	slackPerByte = 2
 )
 
 func (d *decoder) remaining() int { return len(d.src) - d.off }
@@ -601,17 +608,20 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 // carved from the slab of that element type when it has room. The slice
 // gets cap n, so appending to it never writes into a neighbour.
 //
-// A slab never holds more spare elements than the type has had so far
+// A new slab never holds more spare elements than the type has had so far
 // (nor more than slabChunk, nor more than the bytes left could encode), so
-// the storage of each type is at most about twice what it holds, however
-// the message mixes types; and a slab is kept per type, so mixing types
-// never throws a slab away.
+// the storage of each type is at most about twice what it holds; all
+// slabs' unused room together stays under slackPerByte bytes per byte
+// read, however the message mixes types; and a slab is kept per type, so
+// mixing types never throws a slab away.
 func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, error) {
 	sl := d.slabOf(o.elem.sub)
+	size := int(o.elemSize)
+	sl.used += n
 	if sl.left >= n {
 		p := sl.data
 		sl.left -= n
-		sl.used += n
+		d.slack -= n * size
 		if sl.left == 0 {
 			sl.data = nil
 		} else {
@@ -619,20 +629,23 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 		}
 		return p, nil
 	}
-	count := min(slabChunk, sl.used, d.remaining()/max(1, int(o.elemMinWire)))
-	sl.used += n
+	count := min(slabChunk, sl.used-n, d.remaining()/max(1, int(o.elemMinWire)))
+	if size > 0 {
+		count = min(count, n+(slackPerByte*d.off-d.slack)/size)
+	}
 	if n >= count/2 {
 		// A big array gets exactly its room; the slab keeps its spare.
-		if err := d.charge(n * int(o.elemSize)); err != nil {
+		if err := d.charge(n * size); err != nil {
 			return nil, err
 		}
 		return newArray(o, h, n), nil
 	}
-	if err := d.charge(count * int(o.elemSize)); err != nil {
+	if err := d.charge(count * size); err != nil {
 		return nil, err
 	}
 	p := newArray(o, h, count)
 	sl.data, sl.left = unsafe.Add(p, uintptr(n)*o.elemSize), count-n
+	d.slack += (count - n) * size
 	return p, nil
 }
 
