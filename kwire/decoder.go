@@ -127,15 +127,14 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 	if err != nil {
 		return h, err
 	}
-	if pl, _ := cachedRootPlan(msg, version); pl != nil {
-		h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	} else {
-		info, err := Describe(msg)
-		if err != nil {
-			return h, err
-		}
-		h.Version = ResponseHeaderVersion(info.APIKey, info.Flexible.Contains(version))
+	pl, p, err := messagePlan(msg, version, "unmarshal")
+	if err != nil {
+		return h, err
 	}
+	if reflect.TypeOf(msg).Kind() != reflect.Pointer {
+		return h, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+	}
+	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
 	if len(rest) < 4 {
 		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
 	}
@@ -148,13 +147,6 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
 		}
 		h.UnknownTags = tags
-	}
-	pl, p, err := messagePlan(msg, version, "unmarshal")
-	if err != nil {
-		return h, err
-	}
-	if reflect.TypeOf(msg).Kind() != reflect.Pointer {
-		return h, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
 	}
 	reflect.NewAt(pl.typ, p).Elem().SetZero()
 	if err := d.decodeStruct(pl, p); err != nil {

@@ -2,6 +2,7 @@ package kwire
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -43,19 +44,29 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 
 // TraceRequest returns the tree of a request frame someone else wrote
 // (captured traffic, say). newBody is asked for the body struct of the API
-// key and version in the header, as with ReadRequest. Bytes that do not
-// parse are an error naming where the trace stopped.
+// key and version in the header, as with ReadRequest. The trace runs the
+// decoder's own checks in ReadRequest's order, so a frame traces if and
+// only if ReadRequest reads it, and a frame it refuses fails with the same
+// error (sentinel, offset and field path), naming where the trace stopped.
 func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
-	key, version, corr, err := PeekRequest(frame)
+	rest, err := frameBody(frame)
 	if err != nil {
 		return nil, err
 	}
+	if len(rest) < 4 {
+		return nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	}
+	key := int16(binary.BigEndian.Uint16(rest))
+	version := int16(binary.BigEndian.Uint16(rest[2:]))
 	body, err := newBody(key, version)
 	if err != nil {
 		return nil, err
 	}
 	pl, _, err := messagePlan(body, version, "layout")
 	if err != nil {
+		if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
+			e.Op, e.Offset = "frame", 6
+		}
 		return nil, err
 	}
 	hv := RequestHeaderVersion(key, version, pl.flexible)
@@ -65,16 +76,20 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", hv))
 	t.fixed(hdr, "request_api_key", "int16", 2, strconv.Itoa(int(key)))
 	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(version)))
+	if t.d.remaining() < 4 {
+		return nil, t.failed("RequestHeader", t.d.truncated(4))
+	}
+	corr := int32(binary.BigEndian.Uint32(frame[8:]))
 	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(corr)))
 	if hv >= 1 {
-		o := op{name: "client_id", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
+		o := op{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
 		if err := t.value(hdr, &o, "client_id"); err != nil {
-			return nil, t.failed(err)
+			return nil, t.failed("RequestHeader", within(err, o.name))
 		}
 	}
 	if hv >= 2 {
 		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
-			return nil, t.failed(err)
+			return nil, t.failed("RequestHeader", err)
 		}
 	}
 	t.close(hdr)
@@ -83,7 +98,8 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 }
 
 // TraceResponse returns the tree of a response frame of msg's type (a
-// pointer to the response struct) at version.
+// pointer to the response struct) at version, reaching ReadResponse's
+// verdict as TraceRequest reaches ReadRequest's.
 func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
 	if _, err := frameBody(frame); err != nil {
 		return nil, err
@@ -103,7 +119,7 @@ func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
 	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(int32(binary.BigEndian.Uint32(frame[4:])))))
 	if hv >= 1 {
 		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
-			return nil, t.failed(err)
+			return nil, t.failed("ResponseHeader", err)
 		}
 	}
 	t.close(hdr)
@@ -115,7 +131,7 @@ func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
 func (t *tracer) finish(root *Node, pl *plan, version int16) (*Node, error) {
 	body, err := t.body(pl, version)
 	if err != nil {
-		return nil, t.failed(err)
+		return nil, t.failed(pl.typ.String(), err)
 	}
 	root.Children = append(root.Children, body)
 	if t.d.off != len(t.d.src) {
@@ -126,10 +142,13 @@ func (t *tracer) finish(root *Node, pl *plan, version int16) (*Node, error) {
 }
 
 // failed turns a decoder error met while tracing into an *Error.
-func (t *tracer) failed(err error) error { return publicError("layout", "frame", err) }
+func (t *tracer) failed(typ string, err error) error { return publicError("layout", typ, err) }
 
 // tracer walks encoded bytes with a plan and records a node per value.
-// Layout is a debugging view, so it favours plain code over speed.
+// Layout is a debugging view, so it favours plain code over speed; every
+// check it makes is the decoder's own (presence, arrayLength, tagCount,
+// tagHeader, taggedValue, decodeValue for leaves), so the two cannot
+// disagree about what is valid.
 type tracer struct{ d decoder }
 
 func (t *tracer) open(name, typ string) *Node { return &Node{Name: name, Type: typ, Offset: t.d.off} }
@@ -166,7 +185,7 @@ func (t *tracer) body(pl *plan, version int16) (*Node, error) {
 func (t *tracer) structFields(n *Node, pl *plan) error {
 	for i := range pl.fields {
 		if err := t.value(n, &pl.fields[i], pl.fields[i].name); err != nil {
-			return err
+			return within(err, pl.fields[i].name)
 		}
 	}
 	if pl.flexible {
@@ -178,7 +197,7 @@ func (t *tracer) structFields(n *Node, pl *plan) error {
 // tags records the tagged-field section; known fields get their own node.
 func (t *tracer) tags(parent *Node, pl *plan) error {
 	start := t.d.off
-	count, err := t.d.readUvarint()
+	count, err := t.d.tagCount()
 	if err != nil {
 		return err
 	}
@@ -188,37 +207,22 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 	}
 	sec := &Node{Name: "tagged_fields", Type: "section", Offset: start}
 	t.leaf(sec, "count", "uvarint", strconv.Itoa(int(count)), start)
+	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
 		fs := t.d.off
-		tag, err := t.d.readUvarint()
-		if err != nil {
-			return err
-		}
-		size, err := t.d.readUvarint()
+		tag, end, err := t.d.tagHeader(pl, &last)
 		if err != nil {
 			return err
 		}
 		f := &Node{Name: fmt.Sprintf("tag %d", tag), Type: "tagged field", Offset: fs}
-		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, size), fs)
-		if int(size) > t.d.remaining() {
-			return newFieldError(ErrInvalidLength, fs, "tagged field %d of %d bytes, %d left", tag, size, t.d.remaining())
-		}
+		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, end-t.d.off), fs)
 		if o := pl.taggedOp(tag); o != nil {
-			// The value must fill exactly the size its prefix gave.
-			end := t.d.off + int(size)
-			full := t.d.src
-			t.d.src = t.d.src[:end]
-			err := t.value(f, o, o.name)
-			t.d.src = full
-			if err != nil {
+			if err := t.d.taggedValue(o, end, func() error { return t.value(f, o, o.name) }); err != nil {
 				return err
-			}
-			if t.d.off != end {
-				return newFieldError(ErrBadTag, t.d.off, "tagged field %d has %d bytes left over", tag, end-t.d.off)
 			}
 		} else {
 			vs := t.d.off
-			t.d.off += int(size)
+			t.d.off = end
 			t.leaf(f, "unknown", "bytes", fmt.Sprintf("%x", t.d.src[vs:t.d.off]), vs)
 		}
 		t.close(f)
@@ -245,18 +249,18 @@ func (t *tracer) value(parent *Node, o *op, name string) error {
 		return nil
 	case kStructPtr:
 		n := t.open(name, typeName(o.typ.Elem()))
+		present, err := t.d.presence(o)
+		if err != nil {
+			return err
+		}
 		if o.nullable {
-			if t.d.remaining() < 1 {
-				return t.d.truncated(1)
-			}
-			marker := int8(t.d.src[t.d.off])
-			t.fixed(n, "present", "int8", 1, strconv.Itoa(int(marker)))
-			if marker < 0 {
-				n.Value = "null"
-				t.close(n)
-				parent.Children = append(parent.Children, n)
-				return nil
-			}
+			t.leaf(n, "present", "int8", strconv.Itoa(int(int8(t.d.src[start]))), start)
+		}
+		if !present {
+			n.Value = "null"
+			t.close(n)
+			parent.Children = append(parent.Children, n)
+			return nil
 		}
 		n.Value = "struct"
 		if err := t.structFields(n, o.sub); err != nil {
@@ -277,7 +281,7 @@ func (t *tracer) value(parent *Node, o *op, name string) error {
 func (t *tracer) array(parent *Node, o *op, name string) error {
 	n := t.open(name, "[]"+typeName(o.typ.Elem()))
 	start := t.d.off
-	count, err := t.d.readLength(o.compact, true, 1)
+	count, err := t.d.arrayLength(o)
 	if err != nil {
 		return err
 	}
@@ -301,7 +305,7 @@ func (t *tracer) array(parent *Node, o *op, name string) error {
 			label = fmt.Sprintf("%s[%d]", name, i)
 		}
 		if err := t.value(n, o.elem, label); err != nil {
-			return err
+			return withinIndex(err, i)
 		}
 	}
 	t.close(n)
