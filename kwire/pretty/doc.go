@@ -15,13 +15,16 @@
 //   - UUIDs in the canonical 8-4-4-4-12 hex form;
 //   - bytes as standard base64, as encoding/json writes []byte;
 //   - a records field as a summary: {"Batches":2,"Records":10,
-//     "Codec":"zstd","Bytes":612}, with "Partial":true when the set ends
+//     "Codec":"zstd","Bytes":612} (Codec lists the codecs in order of
+//     appearance, joined by commas, when batches differ; it is left out
+//     when there are no batches), with "Partial":true when the set ends
 //     in a batch cut short (brokers do that in Fetch responses) and
 //     "Error":"..." when it does not parse. With WithRecords the batches
 //     and records themselves are written (see WithRecords);
 //   - the tagged fields the struct does not know (its UnknownTags field),
 //     only when there are some, as [{"Tag":N,"Data":"base64"}].
 //
-// Without records and unknown tags the output is what encoding/json
-// reads back into the same struct.
+// But for records fields and non-finite floats, encoding/json reads the
+// output back into a struct equal to the first in every field the version
+// has, unknown tags included (tested for every API and version).
 package pretty
