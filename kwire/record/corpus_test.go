@@ -58,7 +58,7 @@ func recordBatchSeeds() []recordBatchSeed {
 		specRecord(nil, 5, []byte("world"), 5, []byte("trace"), []byte("abc"), []byte("empty"), []byte{}))
 	withHeaders := specOf(40, specRecord([]byte("key"), 16, []byte("0123456789abcdef"), 1,
 		[]byte("trace-id"), []byte("12345678"), []byte("null"), nil))
-	large := specOf(1, specRecord([]byte("big"), 65534, []byte("compressible text, "), 0))
+	large := specOf(2, specRecord([]byte("big"), 65534, []byte("compressible text, "), 0), specRecord(nil, 30000, []byte("more"), 1))
 	var pairs [][]byte
 	for range 15 {
 		pairs = append(pairs, []byte("h"), []byte{})
@@ -74,7 +74,7 @@ func recordBatchSeeds() []recordBatchSeed {
 			seeds = append(seeds,
 				recordBatchSeed{"empty-" + tag, codec, magic, 0, 0, 0, nil},
 				recordBatchSeed{"golden-" + tag, codec, magic, 0, 40, 0, golden},
-				recordBatchSeed{"tiny-records-" + tag, codec, magic, 0, 1 << 40, 0, specOf(4000)},
+				recordBatchSeed{"tiny-records-" + tag, codec, magic, 0, 1 << 40, 0, specOf(1000)},
 				recordBatchSeed{"large-value-" + tag, codec, magic, 0, 7, 0, large},
 				recordBatchSeed{"log-append-time-" + tag, codec, magic, 2, 100, 0, golden},
 			)
