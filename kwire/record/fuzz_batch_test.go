@@ -92,10 +92,12 @@ func checkReadBack(t *testing.T, data []byte, magic int8, codec Codec, records [
 		headers += len(rec.Headers)
 	}
 	// The records built are the structs Records returns; everything else
-	// is held to the amplification target. A decompressor the pool had to
-	// build (after a collection emptied it) is allowed for once.
+	// is held to the amplification target. TotalAlloc counts the whole
+	// process, and the fuzzing worker's own goroutines allocate too: 64 KiB
+	// is left for them, and a decompressor the pool had to build (after a
+	// collection emptied it) is allowed for once. A bomb costs megabytes.
 	spent := int(after.TotalAlloc - before.TotalAlloc)
-	bound := maxAmplification*(decompressed+len(data)) + len(records)*recordStructBytes + headers*(headerStructBytes+16) + maxBatchOverhead*(len(records)+1)
+	bound := maxAmplification*(decompressed+len(data)) + len(records)*recordStructBytes + headers*(headerStructBytes+16) + maxBatchOverhead*(len(records)+1) + 64<<10
 	if codec != CodecNone {
 		bound += 2 << 20
 	}
@@ -135,7 +137,7 @@ func checkReadBack(t *testing.T, data []byte, magic int8, codec Codec, records [
 // thousands of runs a second (TestAmplification covers the large shapes).
 func specRecords(spec []byte, headers bool) []Record {
 	p := specReader{b: spec, budget: 96 << 10}
-	n := int(p.u16() % 1024)
+	n := int(p.u16() % 256)
 	records := make([]Record, n)
 	ts := int64(1_600_000_000_000)
 	for i := range records {
