@@ -344,18 +344,28 @@ func (b *Broker) serve(c net.Conn, id int) {
 	st := &connState{authenticated: !b.saslRequired()}
 	frames := kwire.NewFrameReader(c, MaxFrameSize)
 	for {
-		frame, err := frames.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				b.logf("conn %d: reading a frame: %v: closing", id, err)
-			}
-			return
-		}
 		if !st.rawToken {
-			if _, _, _, err := kwire.PeekRequest(frame); err != nil {
+			// The header first: an API the broker does not serve is
+			// refused before its body is read.
+			head, err := frames.Peek(12)
+			if err != nil {
+				b.readFailed(id, err)
+				return
+			}
+			key, _, _, err := kwire.PeekRequest(head)
+			if err != nil {
 				b.logf("conn %d: %v: closing", id, err)
 				return
 			}
+			if _, ok := b.Versions[key]; !ok {
+				b.logf("conn %d: unsupported request key %d: closing before reading its body", id, key)
+				return
+			}
+		}
+		frame, err := frames.Next()
+		if err != nil {
+			b.readFailed(id, err)
+			return
 		}
 		frame = append([]byte(nil), frame...) // kept in b.frames; the reader reuses its buffer
 		b.mu.Lock()
@@ -401,6 +411,12 @@ func (b *Broker) serve(c net.Conn, id int) {
 			b.logf("conn %d: %v: closing", id, closeAfter)
 			return
 		}
+	}
+}
+
+func (b *Broker) readFailed(conn int, err error) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		b.logf("conn %d: reading a frame: %v: closing", conn, err)
 	}
 }
 

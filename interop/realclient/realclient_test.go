@@ -901,6 +901,8 @@ func TestBrokerClosesOnUnsupported(t *testing.T) {
 		must(kwire.AppendRequest(nil, messages.NewCreateTopicsRequest(), 4, 7, &client)), // CreateTopics: not implemented
 		must(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 13, 8, &client)),    // Metadata v13: above the range
 		{0x7f, 0xff, 0xff, 0xff}, // 2 GiB frame
+		// The header of a 50 MB CreateTopics, no body: refused on the header.
+		{0x03, 0x00, 0x00, 0x00, 0x00, 0x13, 0x00, 0x04, 0x00, 0x00, 0x00, 0x07},
 	} {
 		c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
 		require.NoError(t, err)
