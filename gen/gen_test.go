@@ -3,6 +3,7 @@ package gen
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,7 @@ func keys(m map[string][]byte) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out) // map order is random; callers compare joined lists
 	return out
 }
 
