@@ -25,6 +25,8 @@ commands:
                                     relay a Kafka cluster, logging every message
   gen -schemas DIR[,DIR] -out DIR -package NAME
                                     tagged structs from Kafka JSON schemas
+                                    (-registry=false -register for a package
+                                    of one's own; -check in CI: fail if stale)
   gen -schemas DIR[,DIR] -extract DIR
                                     the schemas' facts (no prose), merged,
                                     one JSON file per message`
