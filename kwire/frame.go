@@ -61,9 +61,12 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // header's APIVersion is the body's version; its Version and APIKey are
 // worked out from msg, as AppendRequest does.
 func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
-	pl, p, err := messagePlan(msg, h.APIVersion, "marshal")
-	if err != nil {
-		return dst, err
+	pl, p := cachedRootPlan(msg, h.APIVersion) // inlined: messagePlan is not
+	var err error
+	if pl == nil {
+		if pl, p, err = messagePlanSlow(msg, h.APIVersion, "marshal"); err != nil {
+			return dst, err
+		}
 	}
 	if pl.apiKey < 0 {
 		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
@@ -133,9 +136,8 @@ func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]
 }
 
 func appendRequestHeader(b []byte, h RequestHeader) []byte {
-	b = appendInt16(b, h.APIKey)
-	b = appendInt16(b, h.APIVersion)
-	b = appendInt32(b, h.CorrelationID)
+	k, v, c := uint16(h.APIKey), uint16(h.APIVersion), uint32(h.CorrelationID)
+	b = append(b, byte(k>>8), byte(k), byte(v>>8), byte(v), byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
 	if h.Version >= 1 {
 		if h.ClientID == nil {
 			b = appendInt16(b, -1)
@@ -159,6 +161,9 @@ func appendResponseHeader(b []byte, h ResponseHeader) []byte {
 }
 
 func appendUnknownTags(b []byte, tags UnknownTags) []byte {
+	if len(tags) == 0 {
+		return append(b, 0)
+	}
 	b = appendUvarint(b, uint32(len(tags)))
 	for _, t := range tags {
 		b = appendUvarint(b, t.Tag)

@@ -152,9 +152,12 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 // whole header, tagged fields included (a proxy passing a response on):
 // the header's version is worked out from msg at version.
 func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
-	pl, p, err := messagePlan(msg, version, "marshal")
-	if err != nil {
-		return dst, err
+	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
+	var err error
+	if pl == nil {
+		if pl, p, err = messagePlanSlow(msg, version, "marshal"); err != nil {
+			return dst, err
+		}
 	}
 	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
 	start := len(dst)
