@@ -211,3 +211,69 @@ func TestWireTypesComplete(t *testing.T) {
 		}
 	}
 }
+
+// Types for TestEncodeErrorPaths: arrays of structs and a nested struct,
+// nested a dozen deep.
+type pathLeaf struct {
+	Name *string `kafka:"v=0+"` // not nullable: nil is an error
+}
+
+type pathMid struct {
+	Leaf pathLeaf   `kafka:"v=0+"`
+	More []pathLeaf `kafka:"v=0+"`
+}
+
+type pathChain struct {
+	Next []pathChain `kafka:"v=0+"`
+	Mids []pathMid   `kafka:"v=0+"`
+}
+
+type pathRoot struct {
+	_     struct{}    `kafka:"versions=0"`
+	Chain []pathChain `kafka:"v=0+"`
+}
+
+// TestEncodeErrorPaths: an error deep in nested structs names the whole
+// path at every depth, and Size agrees with Marshal on the messages
+// that encode.
+func TestEncodeErrorPaths(t *testing.T) {
+	s := "x"
+	good := pathMid{Leaf: pathLeaf{Name: &s}, More: []pathLeaf{{Name: &s}}}
+	for depth := 0; depth < 12; depth++ {
+		// depth chain levels, then a mid whose second More leaf is nil.
+		bad := pathMid{Leaf: pathLeaf{Name: &s}, More: []pathLeaf{{Name: &s}, {}}}
+		chain := pathChain{Mids: []pathMid{good, bad}}
+		want := "Mids[1].More[1].Name"
+		for d := 0; d < depth; d++ {
+			chain = pathChain{Next: []pathChain{{}, chain}}
+			want = "Next[1]." + want
+		}
+		root := pathRoot{Chain: []pathChain{{Mids: []pathMid{good}}, chain}}
+		want = "Chain[1]." + want
+		_, err := Marshal(&root, 0)
+		e, ok := err.(*Error)
+		if !ok || e.Path != want {
+			t.Fatalf("depth %d: got %v, want path %s", depth, err, want)
+		}
+		bad.More[1].Name = &s
+		b, err := Marshal(&root, 0)
+		if err != nil {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+		if n, _ := Size(&root, 0); n != len(b) {
+			t.Fatalf("depth %d: Size %d, Marshal %d bytes", depth, n, len(b))
+		}
+		var back pathRoot
+		if err := Unmarshal(b, &back, 0); err != nil {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+		if again, err := Marshal(&back, 0); err != nil || string(again) != string(b) {
+			t.Fatalf("depth %d: round trip: %v", depth, err)
+		}
+	}
+	// The nested struct by value: its path has no index.
+	bad := pathRoot{Chain: []pathChain{{Mids: []pathMid{{Leaf: pathLeaf{}}}}}}
+	if _, err := Marshal(&bad, 0); err == nil || err.(*Error).Path != "Chain[0].Mids[0].Leaf.Name" {
+		t.Fatalf("got %v", err)
+	}
+}
