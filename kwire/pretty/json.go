@@ -78,7 +78,8 @@ func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
 		w.value(f, sv.Field(f.Index))
 	}
 	if s.UnknownTags >= 0 {
-		if tags := sv.Field(s.UnknownTags).Interface().(kwire.UnknownTags); len(tags) > 0 {
+		if uv := sv.Field(s.UnknownTags); uv.Len() > 0 {
+			tags := uv.Interface().(kwire.UnknownTags)
 			if len(s.Fields) > 0 {
 				w.buf = append(w.buf, ',')
 			}
