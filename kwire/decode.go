@@ -26,8 +26,8 @@ type decoder struct {
 	moreStructs []slab
 	// slack is the bytes of slab room allocated and not handed out
 	// (abandoned room included): never more than one byte for every
-	// four bytes read, so unused room is bounded by the input, however many
-	// element types share it.
+	// four bytes of input, so unused room is bounded by the input,
+	// however many element types share it.
 	slack int
 
 	// limited says budget counts down: what the call may still allocate.
@@ -53,7 +53,7 @@ const (
 	ptrChunk   = 64
 	slabChunk  = 128 // elements
 
-	slackShift = 2 // slab room left unused: at most 1 byte per 1<<slackShift bytes read
+	slackShift = 2 // slab room left unused: at most 1 byte per 1<<slackShift bytes of input
 )
 
 func (d *decoder) remaining() int { return len(d.src) - d.off }
@@ -611,7 +611,8 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 // A new slab never holds more spare elements than the type has had so far
 // (nor more than slabChunk, nor more than the bytes left could encode), so
 // the storage of each type is at most about twice what it holds; all
-// slabs' unused room together stays under a quarter of the bytes read, however the message mixes types; and a slab is kept per type, so
+// slabs' unused room together stays under a quarter of the input, however
+// the message mixes types; and a slab is kept per type, so
 // mixing types never throws a slab away.
 func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, error) {
 	sl := d.slabOf(o.elem.sub)
@@ -630,7 +631,7 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 	}
 	count := min(slabChunk, sl.used-n, d.remaining()/max(1, int(o.elemMinWire)))
 	if size > 0 {
-		count = min(count, n+max(0, d.off>>slackShift-d.slack)/size)
+		count = min(count, n+max(0, len(d.src)>>slackShift-d.slack)/size)
 	}
 	if n >= count/2 {
 		// A big array gets exactly its room; the slab keeps its spare.
