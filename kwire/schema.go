@@ -98,11 +98,11 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 	}
 	s := &Schema{Type: pl.typ, Version: pl.version, Flexible: pl.flexible, UnknownTags: -1}
 	building[pl] = s
+	ti := infoFor(pl.typ)
 	if pl.hasUnknown {
-		s.UnknownTags = infoFor(pl.typ).unknown
+		s.UnknownTags = ti.unknown
 	}
 	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
-	ti := infoFor(pl.typ)
 	for _, list := range [][]op{pl.fields, pl.tagged} {
 		for i := range list {
 			o := &list[i]
