@@ -75,6 +75,18 @@ func (d *decoder) readUvarint64() (uint64, error) { return d.readUvarintBits(64)
 // reader drops the extra bits). A varint longer than it needs to be
 // (0x80 0x00 for 0) is read as Java reads it, unless the decode is exact.
 func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
+	if d.off < len(d.src) && d.src[d.off] < 0x80 {
+		// One byte, the common case (small lengths, counts and tags):
+		// never overlong, never over bits (7 at most). Inlined.
+		d.off++
+		return uint64(d.src[d.off-1]), nil
+	}
+	return d.readUvarintLong(bits)
+}
+
+// readUvarintLong is readUvarintBits for the varints of two or more bytes
+// and the errors.
+func (d *decoder) readUvarintLong(bits uint) (uint64, error) {
 	var v uint64
 	start := d.off
 	for shift := uint(0); ; shift += 7 {
