@@ -149,6 +149,8 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			b = appendInt64(b, *(*int64)(fp))
 		case cInt8:
 			b = append(b, *(*uint8)(fp))
+		case cUUID:
+			b = append(b, (*UUID)(fp)[:]...)
 		case cBytesCompact, cBytesClassic:
 			bs := *(*[]byte)(fp)
 			if bs == nil && in.nullable {

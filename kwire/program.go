@@ -35,6 +35,7 @@ const (
 	cStruct // plan ref
 	cArrayStringCompact
 	cArrayStringClassic
+	cUUID
 )
 
 // instr is one compiled field: 24 bytes, so a plan's program sits in a
@@ -130,6 +131,8 @@ func compileOp(o *op) instr {
 		in.code = cInt32
 	case kInt64, kFloat64:
 		in.code = cInt64
+	case kUUID:
+		in.code = cUUID
 	case kString:
 		in.code = pick(o.compact, cStringCompact, cStringClassic)
 	case kNullString:

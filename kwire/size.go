@@ -21,6 +21,8 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 			n += 4
 		case cInt64:
 			n += 8
+		case cUUID:
+			n += 16
 		case cStringCompact:
 			l := len(*(*string)(fp))
 			n += uvarintSize(uint32(l+1)) + l
