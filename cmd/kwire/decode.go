@@ -27,8 +27,8 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	version := fs.Int("v", -1, "version of a response")
 	asJSON := fs.Bool("json", false, "print the frame as JSON: header facts, summary, error codes, body")
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("decode: %v", err)
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
 	}
 	text := strings.Join(fs.Args(), "")
 	if text == "" {

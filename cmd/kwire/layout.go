@@ -24,8 +24,8 @@ func runLayout(args []string, out io.Writer) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("layout: %v", err)
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
 	}
 	if name == "" && fs.NArg() > 0 {
 		name = fs.Arg(0)

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +34,7 @@ commands:
                                     one JSON file per message`
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil && !errors.Is(err, errHelp) {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "kwire: ") {
 			msg = "kwire: " + msg
@@ -65,4 +67,23 @@ func run(args []string, out io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (try kwire help)", args[0])
+}
+
+// errHelp says a subcommand printed its flags for -h: the command succeeds.
+var errHelp = errors.New("help shown")
+
+// parseFlags parses a subcommand's flags; -h prints them to out and
+// returns errHelp. Other errors name the subcommand.
+func parseFlags(fs *flag.FlagSet, args []string, out io.Writer) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(out, "usage: kwire %s [flags]\n", fs.Name())
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", fs.Name(), err)
+	}
+	return nil
 }

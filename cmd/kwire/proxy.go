@@ -32,8 +32,8 @@ func runProxy(args []string, out io.Writer) error {
 	logFile := fs.String("log", "", "write the log here rather than to standard output")
 	unstable := fs.Bool("unstable", false, "let clients use API versions Kafka marks unstable")
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest frame relayed (size prefix)")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("proxy: %v", err)
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
 	}
 	if *upstream == "" || fs.NArg() > 0 {
 		return fmt.Errorf("proxy: usage: kwire proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]")

@@ -28,8 +28,8 @@ func runSite(args []string, out io.Writer) error {
 	dir := fs.String("o", "", "output directory")
 	var schemaDirs stringList
 	fs.Var(&schemaDirs, "schemas", "Kafka JSON schema directories, lowest precedence first (optional)")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("site: %v", err)
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		return fmt.Errorf("site: usage: kwire site -o DIR [-schemas DIR[,DIR]]")

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSubcommandHelp: -h lists a subcommand's flags on standard output
+// and is not a failure; an unknown flag is one, named by its subcommand.
+func TestSubcommandHelp(t *testing.T) {
+	for cmd, flags := range map[string][]string{
+		"layout": {"-html", "-k", "-response", "-v"},
+		"decode": {"-json", "-response"},
+		"proxy":  {"-listen", "-upstream", "-json", "-log"},
+		"site":   {"-o", "-schemas"},
+	} {
+		var out bytes.Buffer
+		err := run([]string{cmd, "-h"}, &out)
+		require.True(t, errors.Is(err, errHelp), "%s -h: %v", cmd, err)
+		assert.Contains(t, out.String(), "usage: kwire "+cmd, cmd)
+		for _, f := range flags {
+			assert.Contains(t, out.String(), "  "+f, "%s -h lists %s", cmd, f)
+		}
+		err = run([]string{cmd, "-no-such-flag"}, &out)
+		require.Error(t, err, cmd)
+		assert.False(t, errors.Is(err, errHelp), cmd)
+		assert.Contains(t, err.Error(), cmd+": flag provided but not defined", cmd)
+	}
+}
