@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
-	"net"
 	"strings"
 	"testing"
 
@@ -62,18 +61,11 @@ func TestDecodeCustomAPI(t *testing.T) {
 
 // TestProxyCustomAPI: the proxy decodes and pairs a registered custom API.
 func TestProxyCustomAPI(t *testing.T) {
-	up := startUpstream(t)
-	var log syncBuffer
-	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
-	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
-	require.NoError(t, err)
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
+	up, p, log, c := proxyThrough(t)
 	client := "ledger"
 	resp := frameOf(kwire.AppendResponse(nil, &customapi.LedgerResponse{ErrorCode: 3}, 3, 11))
 	up.answers <- resp
-	_, err = c.Write(frameOf(kwire.AppendRequest(nil, &customapi.LedgerRequest{Note: "x"}, 3, 11, &client)))
+	_, err := c.Write(frameOf(kwire.AppendRequest(nil, &customapi.LedgerRequest{Note: "x"}, 3, 11, &client)))
 	require.NoError(t, err)
 	assert.Equal(t, resp, readFrame(t, c))
 	c.Close()

@@ -86,6 +86,21 @@ func readFrame(t *testing.T, c net.Conn) []byte {
 	return append([]byte(nil), f...)
 }
 
+// proxyThrough starts a fake upstream, a proxy in front of it logging
+// to the returned buffer, and a client connection to the proxy.
+func proxyThrough(t *testing.T) (*fakeUpstream, *proxy, *syncBuffer, net.Conn) {
+	t.Helper()
+	up := startUpstream(t)
+	log := &syncBuffer{}
+	p := newProxy("127.0.0.1:0", false, false, 1<<20, log)
+	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return up, p, log, c
+}
+
 func frameOf(b []byte, err error) []byte {
 	if err != nil {
 		panic(err)
@@ -98,14 +113,7 @@ func frameOf(b []byte, err error) []byte {
 // newer than kwire is answered by the proxy, broker addresses are
 // rewritten to new listeners, and every message is logged.
 func TestProxyRelays(t *testing.T) {
-	up := startUpstream(t)
-	var log syncBuffer
-	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
-	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
-	require.NoError(t, err)
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
+	up, p, log, c := proxyThrough(t)
 	client := "proxy-test"
 	var sent []byte
 	send := func(frame []byte, answer []byte) {
@@ -218,14 +226,7 @@ func TestProxyJSONLine(t *testing.T) {
 // broker's empty answer pass through as they are, and Kafka messages
 // follow as before.
 func TestProxySASLv0(t *testing.T) {
-	up := startUpstream(t)
-	var log syncBuffer
-	p := newProxy("127.0.0.1:0", false, false, 1<<20, &log)
-	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
-	require.NoError(t, err)
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
+	up, p, log, c := proxyThrough(t)
 	client := "sasl"
 	hs := messages.NewSaslHandshakeRequest()
 	hs.Mechanism = "PLAIN"
