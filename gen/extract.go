@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 )
 
 // The extract is the merged schemas written back as schemas: one JSON file
@@ -142,33 +140,10 @@ func (m *Message) factsFields(fs []*MField, where string) ([]*factsField, error)
 // WriteExtract makes dir hold exactly the extract files: it writes them
 // and removes any other *.json there (a message Kafka dropped).
 func WriteExtract(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	existing, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return err
-	}
-	for _, p := range existing {
-		if _, ours := files[filepath.Base(p)]; !ours {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+	return syncDir(dir, "*.json", files, func(p string, ours bool) error {
+		if ours {
+			return nil
 		}
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[n]) {
-			continue
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+		return os.Remove(p)
+	})
 }
