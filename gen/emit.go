@@ -311,7 +311,7 @@ func fieldTag(m *Message, f *MField) (string, error) {
 }
 
 // tagDefault writes a default as the kafka tag grammar reads it: bare, or
-// in single quotes (” for a quote) when it holds a comma, a quote or
+// in single quotes (each quote in it doubled) when it holds a comma, a quote or
 // spaces at either end. The result sits inside a double-quoted Go struct
 // tag in a raw string, so " and \ are escaped there; a backquote cannot
 // be written at all.
