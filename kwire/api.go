@@ -186,7 +186,7 @@ type MessageInfo struct {
 // one, or a reflect.Type of either), or an error if its tags are invalid
 // at any version it declares (see Validate).
 func Describe(msg any) (MessageInfo, error) {
-	t, err := structType(msg)
+	t, err := structType(msg, "plan")
 	if err != nil {
 		return MessageInfo{}, err
 	}

@@ -48,15 +48,9 @@ type Field struct {
 // message declares; its flexible versions decide compactness and tags.
 // Schemas are cached: callers must not modify them.
 func SchemaOf(msg any, version int16) (*Schema, error) {
-	t, ok := msg.(reflect.Type)
-	if !ok {
-		t = reflect.TypeOf(msg)
-	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil, &Error{Op: "schema", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a pointer to one"}
+	t, err := structType(msg, "schema")
+	if err != nil {
+		return nil, err
 	}
 	pl, err := rootPlan(t, version, "schema")
 	if err != nil {

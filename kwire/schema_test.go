@@ -1,6 +1,7 @@
 package kwire
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,6 +70,9 @@ func TestSchemaByVersion(t *testing.T) {
 	}
 	if _, err := SchemaOf(3, 0); err == nil {
 		t.Error("SchemaOf accepted an int")
+	}
+	if _, err := SchemaOf(nil, 0); !errors.Is(err, ErrNotAMessage) {
+		t.Errorf("SchemaOf(nil): %v", err)
 	}
 }
 
