@@ -2,6 +2,7 @@ package pretty
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,20 +34,11 @@ func (s *recordStats) add(data []byte) {
 		}
 		s.batches++
 		s.records += int(b.NumRecords)
-		if c := b.Attributes.Codec(); !containsCodec(s.codecs, c) {
+		if c := b.Attributes.Codec(); !slices.Contains(s.codecs, c) {
 			s.codecs = append(s.codecs, c)
 		}
 	}
 	s.partial = s.partial || r.Partial()
-}
-
-func containsCodec(cs []record.Codec, c record.Codec) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // codec is the codec of every batch, or the distinct codecs joined by
