@@ -915,22 +915,9 @@ func TestBrokerClosesOnUnsupported(t *testing.T) {
 	}
 	// ApiVersions newer than the broker knows: a v0 answer with
 	// UNSUPPORTED_VERSION and the ApiVersions range, as Kafka does.
-	c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
 	req := must(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 4, 9, &client))
 	binary.BigEndian.PutUint16(req[6:], 99)
-	_, err = c.Write(req)
-	require.NoError(t, err)
-	var size [4]byte
-	_, err = io.ReadFull(c, size[:])
-	require.NoError(t, err)
-	resp := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
-	copy(resp, size[:])
-	_, err = io.ReadFull(c, resp[4:])
-	require.NoError(t, err)
-	h, body, err := messages.ReadResponse(resp, 18, 0)
+	h, body, err := messages.ReadResponse(exchange(t, b.Addr(), req), 18, 0)
 	require.NoError(t, err)
 	require.EqualValues(t, 9, h.CorrelationID)
 	av := body.(*messages.ApiVersionsResponse)
@@ -964,20 +951,7 @@ func TestRequestHeaderTags(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, tags, hdr.UnknownTags)
 
-	c, err := net.DialTimeout("tcp", b.Addr(), 5*time.Second)
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
-	_, err = c.Write(frame)
-	require.NoError(t, err)
-	var size [4]byte
-	_, err = io.ReadFull(c, size[:])
-	require.NoError(t, err)
-	resp := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
-	copy(resp, size[:])
-	_, err = io.ReadFull(c, resp[4:])
-	require.NoError(t, err)
-	_, body, err := messages.ReadResponse(resp, 18, 3)
+	_, body, err := messages.ReadResponse(exchange(t, b.Addr(), frame), 18, 3)
 	require.NoError(t, err)
 	require.Len(t, body.(*messages.ApiVersionsResponse).ApiKeys, len(Supported))
 
