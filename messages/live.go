@@ -6,16 +6,6 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-// RequestFor returns a pointer to a new request struct of an API key in
-// the Default registry (a newBody for kwire.ReadRequest); an unknown key
-// is kwire.ErrUnknownAPI.
-func RequestFor(key, version int16) (any, error) { return Default.RequestFor(key, version) }
-
-// ResponseFor returns a pointer to a new response struct of an API key in
-// the Default registry (for kwire.NewTracker); an unknown key is
-// kwire.ErrUnknownAPI.
-func ResponseFor(key, version int16) (any, error) { return Default.ResponseFor(key, version) }
-
 // NewTracker is a kwire.Tracker for every API in the Default registry,
 // those registered later included.
 func NewTracker(limit int) *kwire.Tracker { return Default.NewTracker(limit) }
