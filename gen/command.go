@@ -9,13 +9,14 @@ import (
 	"strings"
 )
 
-// dirList is a -schemas flag: comma-separated and repeatable, in
-// precedence order (later directories win).
-type dirList []string
+// DirList is a -schemas flag (kwire gen, site and layout -html):
+// comma-separated and repeatable, in precedence order (later directories
+// win).
+type DirList []string
 
-func (d *dirList) String() string { return strings.Join(*d, ",") }
+func (d *DirList) String() string { return strings.Join(*d, ",") }
 
-func (d *dirList) Set(s string) error {
+func (d *DirList) Set(s string) error {
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			*d = append(*d, p)
@@ -30,7 +31,7 @@ func (d *dirList) Set(s string) error {
 func Command(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var dirs dirList
+	var dirs DirList
 	fs.Var(&dirs, "schemas", "schema `DIR[,DIR]`; repeatable; a version listed by a later directory is defined by it")
 	out := fs.String("out", ".", "output `DIR`")
 	pkg := fs.String("package", "messages", "Go package `NAME` of the output")

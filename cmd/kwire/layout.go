@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/internal/site"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -18,7 +19,7 @@ func runLayout(args []string, out io.Writer) error {
 	key := fs.Int("k", -1, "API key, instead of a name")
 	response := fs.Bool("response", false, "with -k: the response rather than the request")
 	asHTML := fs.Bool("html", false, "write the API's reference page (request and response) as HTML")
-	var schemaDirs stringList
+	var schemaDirs gen.DirList
 	fs.Var(&schemaDirs, "schemas", "with -html: Kafka JSON schema directories for the field descriptions")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

@@ -4,29 +4,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/internal/site"
 )
-
-// stringList collects a flag given several times (or comma-separated).
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error {
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			*l = append(*l, p)
-		}
-	}
-	return nil
-}
 
 func runSite(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dir := fs.String("o", "", "output directory")
-	var schemaDirs stringList
+	var schemaDirs gen.DirList
 	fs.Var(&schemaDirs, "schemas", "Kafka JSON schema directories, lowest precedence first (optional)")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
