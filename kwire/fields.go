@@ -8,7 +8,7 @@ import "reflect"
 type FieldInfo struct {
 	Name      string
 	GoType    string // the Go type without package names: []TopicPartitions, *string
-	Type      string // wire type: int32, string, nullable string, array, struct, uuid, records ...
+	Type      string // wire type, as Field.Wire: int32, string, nullable_string, array, struct, uuid, records ...
 	Elem      string // for arrays: the element's wire type
 	Nullable  bool   // null is legal in this version
 	Compact   bool   // compact (uvarint) length, for strings, bytes and arrays
