@@ -132,8 +132,8 @@ func checkAPI(api API) error {
 		case !info.Versions.Contains(api.MinVersion) || !info.Versions.Contains(api.MaxVersion):
 			return fmt.Errorf("%T has versions=%s, not all of %d-%d", msg, info.Versions, api.MinVersion, api.MaxVersion)
 		}
-		for v := api.MinVersion; v <= api.MaxVersion; v++ {
-			if info.Flexible.Contains(v) != api.IsFlexible(v) {
+		for v := int(api.MinVersion); v <= int(api.MaxVersion); v++ { // int: v++ past 32767 would wrap
+			if info.Flexible.Contains(int16(v)) != api.IsFlexible(int16(v)) {
 				return fmt.Errorf("%T has flexible=%s, but FlexibleFrom is %d", msg, info.Flexible, api.FlexibleFrom)
 			}
 		}
