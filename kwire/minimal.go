@@ -2,6 +2,7 @@ package kwire
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"reflect"
 	"unsafe"
@@ -15,7 +16,7 @@ import (
 func FillMinimal(msg any, version int16) error {
 	rv := reflect.ValueOf(msg)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &Error{Op: "fill", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+		return &Error{Op: "fill", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
 	}
 	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
 	if err != nil {

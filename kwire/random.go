@@ -1,6 +1,7 @@
 package kwire
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
@@ -22,7 +23,7 @@ type RandomOptions struct {
 func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error {
 	rv := reflect.ValueOf(msg)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &Error{Op: "fill", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
+		return &Error{Op: "fill", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
 	}
 	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
 	if err != nil {

@@ -74,6 +74,12 @@ func TestSchemaByVersion(t *testing.T) {
 	if _, err := SchemaOf(nil, 0); !errors.Is(err, ErrNotAMessage) {
 		t.Errorf("SchemaOf(nil): %v", err)
 	}
+	if err := FillMinimal(nil, 0); !errors.Is(err, ErrNotAMessage) {
+		t.Errorf("FillMinimal(nil): %v", err)
+	}
+	if err := FillRandom(nil, nil, 0, RandomOptions{}); !errors.Is(err, ErrNotAMessage) {
+		t.Errorf("FillRandom(nil): %v", err)
+	}
 }
 
 func TestWalkPaths(t *testing.T) {
