@@ -39,23 +39,18 @@ func TestAllocationAgainstKmsg(t *testing.T) {
 	var rows []row
 	skipped := map[string]int{}
 	err := amplify.Each(scanSize(), func(c amplify.Case) error {
-		var km kmsgMessage
-		if c.Response {
-			km = kmsg.ResponseForKey(c.API.Key)
-		} else {
-			km = kmsg.RequestForKey(c.API.Key)
+		newKmsg := func() kmsgMessage {
+			if c.Response {
+				return kmsg.ResponseForKey(c.API.Key)
+			}
+			return kmsg.RequestForKey(c.API.Key)
 		}
-		if km == nil || c.Version > km.MaxVersion() {
+		if km := newKmsg(); km == nil || c.Version > km.MaxVersion() {
 			skipped["kmsg lacks the API or version"]++
 			return nil
 		}
 		kmCost, kmErr := amplify.Measure(func() (any, error) {
-			m := km
-			if c.Response {
-				m = kmsg.ResponseForKey(c.API.Key)
-			} else {
-				m = kmsg.RequestForKey(c.API.Key)
-			}
+			m := newKmsg()
 			m.SetVersion(c.Version)
 			return m, m.ReadFrom(c.Body)
 		})
