@@ -547,33 +547,6 @@ func (pl *plan) taggedOp(t uint32) *op {
 // make([]T, 0) does, so that they stay distinct from null.
 var zeroSizedValue [0]byte
 
-// minWire is the fewest bytes one value of this op takes on the wire.
-func (o *op) minWire() int {
-	if s := o.kind.fixedSize(); s > 0 {
-		return s
-	}
-	switch o.kind {
-	case kString, kNullString:
-		if o.compact {
-			return 1
-		}
-		return 2
-	case kBytes, kArray:
-		if o.compact {
-			return 1
-		}
-		return 4
-	case kStruct:
-		return o.sub.minWire
-	case kStructPtr:
-		if o.nullable {
-			return 1
-		}
-		return o.sub.minWire
-	}
-	return 1 // varints
-}
-
 // decodeFixedRun reads a stretch of fixed-width fields after one check
 // that they are all there.
 func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {

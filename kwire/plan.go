@@ -2,39 +2,11 @@ package kwire
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-)
-
-// kind is a field's wire type, decided once from its Go type and tag.
-type kind uint8
-
-const (
-	kInt8 kind = iota
-	kInt16
-	kInt32
-	kInt64
-	kUint16
-	kUint32
-	kFloat64
-	kBool
-	kVarint    // int32, zig-zag
-	kVarlong   // int64, zig-zag
-	kUvarint   // uint32
-	kUvarint32 // int32 written as an unsigned varint
-	kUUID
-	kString     // string
-	kNullString // *string
-	kBytes      // []byte (also records)
-	kArray      // []T
-	kStruct     // T
-	kStructPtr  // *T, nullable struct with a presence marker
-	kFixedRun   // consecutive fixed-width fields, coded as one block
 )
 
 // defaultValue is a field's schema default, parsed for its kind.
@@ -414,7 +386,7 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 		return fail("", "%v", err)
 	}
 	switch {
-	case o.nullable && !canBeNull(o.kind):
+	case o.nullable && !wireTypes[o.kind].canBeNull:
 		return fail("nullable", "type %s cannot be null (null needs *string, []byte, a slice or a pointer to a struct)", fs.sf.Type)
 	case t.nullable.Contains(v) && !t.versions.Contains(v) && v < t.versions.Min:
 		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "nullable", version: v,
@@ -422,7 +394,7 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 	case t.tagged.Contains(v) && !t.versions.Contains(v):
 		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "tagged", version: v,
 			msg: fmt.Sprintf("tagged=%s reaches a version the field is not on the wire in (v=%s)", t.tagged, t.versions)}
-	case t.compact != nil && !hasLength(o.kind):
+	case t.compact != nil && !wireTypes[o.kind].lengthPrefixed:
 		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
 	}
 	if t.defaultRaw != nil {
@@ -434,16 +406,6 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 	}
 	o.nonZeroDefault = hasNonZeroDefault(&o)
 	return o, nil
-}
-
-// canBeNull reports whether a field of kind k can hold null.
-func canBeNull(k kind) bool {
-	return k == kNullString || k == kBytes || k == kArray || k == kStructPtr
-}
-
-// hasLength reports whether kind k is written with a length prefix.
-func hasLength(k kind) bool {
-	return k == kString || k == kNullString || k == kBytes || k == kArray
 }
 
 // resolveKind sets o.kind (and elem or sub) from Go type gt.
@@ -545,81 +507,6 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 	return nil
 }
 
-func parseDefault(k kind, raw string) (defaultValue, error) {
-	var d defaultValue
-	bits := map[kind]int{kInt8: 8, kInt16: 16, kInt32: 32, kInt64: 64, kVarint: 32, kVarlong: 64}
-	switch k {
-	case kInt8, kInt16, kInt32, kInt64, kVarint, kVarlong:
-		n, err := strconv.ParseInt(raw, 0, bits[k])
-		if err != nil {
-			// Kafka writes some int defaults in hex as unsigned bit
-			// patterns, e.g. 0xffffffff for an int32.
-			u, uerr := strconv.ParseUint(raw, 0, bits[k])
-			if uerr != nil {
-				return d, fmt.Errorf("%q is not a valid %s", raw, k)
-			}
-			n = int64(u) << (64 - bits[k]) >> (64 - bits[k])
-		}
-		d.i = n
-	case kUint16, kUint32, kUvarint, kUvarint32:
-		n, err := strconv.ParseUint(raw, 0, 32)
-		if err != nil || (k == kUint16 && n > math.MaxUint16) {
-			return d, fmt.Errorf("%q is not a valid %s", raw, k)
-		}
-		d.i = int64(n)
-	case kFloat64:
-		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return d, fmt.Errorf("%q is not a valid float64", raw)
-		}
-		d.f = f
-	case kBool:
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return d, fmt.Errorf("%q is not a valid bool", raw)
-		}
-		d.b = b
-	case kString:
-		if raw == "null" {
-			return d, fmt.Errorf("null on a string that is not a pointer (use *string)")
-		}
-		d.s = raw
-	case kNullString:
-		if raw == "null" {
-			d.null = true
-		} else {
-			d.s = raw
-		}
-	case kBytes, kArray, kStructPtr:
-		if raw != "null" {
-			return d, fmt.Errorf("%q on a %s field: only null can be its default", raw, k)
-		}
-		d.null = true
-	default:
-		return d, fmt.Errorf("a %s field takes no default", k)
-	}
-	return d, nil
-}
-
-func hasNonZeroDefault(o *op) bool {
-	switch o.kind {
-	case kFloat64:
-		return o.def.f != 0
-	case kBool:
-		return o.def.b
-	case kString:
-		return o.def.s != ""
-	case kNullString:
-		return !o.def.null
-	case kStruct:
-		return o.sub != nil && len(o.sub.allDefaults) > 0
-	case kBytes, kArray, kStructPtr, kUUID:
-		return false
-	default:
-		return o.def.i != 0
-	}
-}
-
 // fieldPtr is the address of a field at offset off inside the struct at p.
 func fieldPtr(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
 
@@ -635,14 +522,10 @@ func computeMinWire(pl *plan, visiting map[*plan]bool) int {
 	if pl.flexible {
 		n = 1
 	}
+	subMin := func(sub *plan) int { return computeMinWire(sub, visiting) }
 	for i := range pl.fields {
 		o := &pl.fields[i]
-		switch {
-		case o.kind == kStruct || (o.kind == kStructPtr && !o.nullable):
-			n += computeMinWire(o.sub, visiting)
-		default:
-			n += o.minWire()
-		}
+		n += wireTypes[o.kind].minWire(o, subMin)
 	}
 	return n
 }
@@ -685,21 +568,8 @@ func setElemMinWire(o *op) {
 func groupSlots(fields []runField) *runSlots {
 	g := &runSlots{}
 	for _, f := range fields {
-		s := slot{off: uint32(f.offset), at: uint32(f.at)}
-		switch f.kind {
-		case kInt8:
-			g.int8s = append(g.int8s, s)
-		case kBool:
-			g.bools = append(g.bools, s)
-		case kInt16, kUint16:
-			g.int16s = append(g.int16s, s)
-		case kInt32, kUint32:
-			g.int32s = append(g.int32s, s)
-		case kInt64, kFloat64:
-			g.int64s = append(g.int64s, s)
-		case kUUID:
-			g.uuids = append(g.uuids, s)
-		}
+		group := wireTypes[f.kind].slots(g)
+		*group = append(*group, slot{off: uint32(f.offset), at: uint32(f.at)})
 	}
 	return g
 }

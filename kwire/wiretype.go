@@ -1,8 +1,36 @@
 package kwire
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"unsafe"
+)
+
+// kind is a field's wire type, decided once from its Go type and tag.
+type kind uint8
+
+const (
+	kInt8 kind = iota
+	kInt16
+	kInt32
+	kInt64
+	kUint16
+	kUint32
+	kFloat64
+	kBool
+	kVarint    // int32, zig-zag
+	kVarlong   // int64, zig-zag
+	kUvarint   // uint32
+	kUvarint32 // int32 written as an unsigned varint
+	kUUID
+	kString     // string
+	kNullString // *string
+	kBytes      // []byte (also records)
+	kArray      // []T
+	kStruct     // T
+	kStructPtr  // *T, nullable struct with a presence marker
+	kFixedRun   // consecutive fixed-width fields, coded as one block
 )
 
 // wireType is the one home of what kwire does with one wire type (kind):
@@ -16,6 +44,9 @@ import (
 type wireType struct {
 	name  string
 	fixed int // wire size of a fixed-width type, 0 for the others
+	// canBeNull: the Go type can hold null; lengthPrefixed: the value
+	// is written after a length, which compact makes a uvarint.
+	canBeNull, lengthPrefixed bool
 	// size and appendTo are the value's wire size and its bytes.
 	size     func(o *op, fp unsafe.Pointer) (int, error)
 	appendTo func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error)
@@ -24,6 +55,18 @@ type wireType struct {
 	// value (how Go code says "not set").
 	isDefault func(o *op, fp unsafe.Pointer) bool
 	isZero    func(o *op, fp unsafe.Pointer) bool
+	// minWire is the fewest bytes one value takes on the wire; a nested
+	// plan's own minimum comes from subMin.
+	minWire func(o *op, subMin func(*plan) int) int
+	// parseDefault reads the tag's default= text; nil: the type takes
+	// no default.
+	parseDefault func(k kind, raw string) (defaultValue, error)
+	// nonZeroDefault: the parsed default is not Go's zero value, so
+	// decoding must store it. nil: never.
+	nonZeroDefault func(o *op) bool
+	// slots is the group of a fixed-width type in a fused run's
+	// runSlots, by width: decodeFixedRun copies each group in one loop.
+	slots func(g *runSlots) *[]slot
 }
 
 // wireTypes is indexed by kind. It is filled in init because its
@@ -45,8 +88,29 @@ func init() {
 	i64Default := func(o *op, fp unsafe.Pointer) bool { return *(*int64)(fp) == o.def.i }
 	append32 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt32(b, *(*int32)(fp)), nil }
 	append64 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt64(b, *(*int64)(fp)), nil }
-	uvarint := wireType{name: "uvarint",
-		size: func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
+	intNonZero := func(o *op) bool { return o.def.i != 0 }
+	minOne := func(*op, func(*plan) int) int { return 1 }
+	minLength := func(classic int) func(*op, func(*plan) int) int {
+		return func(o *op, _ func(*plan) int) int {
+			if o.compact {
+				return 1
+			}
+			return classic
+		}
+	}
+	slots8 := func(g *runSlots) *[]slot { return &g.int8s }
+	slots16 := func(g *runSlots) *[]slot { return &g.int16s }
+	slots32 := func(g *runSlots) *[]slot { return &g.int32s }
+	slots64 := func(g *runSlots) *[]slot { return &g.int64s }
+	onlyNull := func(k kind, raw string) (defaultValue, error) {
+		if raw != "null" {
+			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, k)
+		}
+		return defaultValue{null: true}, nil
+	}
+	uvarint := wireType{name: "uvarint", minWire: minOne, nonZeroDefault: intNonZero,
+		parseDefault: unsignedDefault(math.MaxUint32),
+		size:         func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
 		appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 			return appendUvarint(b, *(*uint32)(fp)), nil
 		},
@@ -54,56 +118,89 @@ func init() {
 	}
 
 	wireTypes = [...]wireType{
-		kInt8: {name: "int8", fixed: 1, size: fixed(1), isZero: zero8,
+		kInt8: {name: "int8", fixed: 1, isZero: zero8, slots: slots8,
+			parseDefault: signedDefault(8), nonZeroDefault: intNonZero,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
-		kInt16: {name: "int16", fixed: 2, size: fixed(2), isZero: zero16,
+		kInt16: {name: "int16", fixed: 2, isZero: zero16, slots: slots16,
+			parseDefault: signedDefault(16), nonZeroDefault: intNonZero,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
-		kInt32: {name: "int32", fixed: 4, size: fixed(4), isZero: zero32, appendTo: append32, isDefault: i32Default},
-		kInt64: {name: "int64", fixed: 8, size: fixed(8), isZero: zero64, appendTo: append64, isDefault: i64Default},
-		kUint16: {name: "uint16", fixed: 2, size: fixed(2), isZero: zero16,
+		kInt32: {name: "int32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32,
+			parseDefault: signedDefault(32), nonZeroDefault: intNonZero},
+		kInt64: {name: "int64", fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64,
+			parseDefault: signedDefault(64), nonZeroDefault: intNonZero},
+		kUint16: {name: "uint16", fixed: 2, isZero: zero16, slots: slots16,
+			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
-		kUint32: {name: "uint32", fixed: 4, size: fixed(4), isZero: zero32, appendTo: append32, isDefault: u32Default},
-		kFloat64: {name: "float64", fixed: 8, size: fixed(8), isZero: zero64, appendTo: append64,
+		kUint32: {name: "uint32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32,
+			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero},
+		kFloat64: {name: "float64", fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
 			isDefault: func(o *op, fp unsafe.Pointer) bool {
 				f := *(*float64)(fp)
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
-			}},
-		kBool: {name: "bool", fixed: 1, size: fixed(1), isZero: zero8,
+			},
+			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+				f, err := strconv.ParseFloat(raw, 64)
+				if err != nil {
+					return defaultValue{}, fmt.Errorf("%q is not a valid float64", raw)
+				}
+				return defaultValue{f: f}, nil
+			},
+			nonZeroDefault: func(o *op) bool { return o.def.f != 0 }},
+		kBool: {name: "bool", fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				if *(*bool)(fp) {
 					return append(b, 1), nil
 				}
 				return append(b, 0), nil
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b }},
-		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default,
+			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b },
+			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+				b, err := strconv.ParseBool(raw)
+				if err != nil {
+					return defaultValue{}, fmt.Errorf("%q is not a valid bool", raw)
+				}
+				return defaultValue{b: b}, nil
+			},
+			nonZeroDefault: func(o *op) bool { return o.def.b },
+			slots:          func(g *runSlots) *[]slot { return &g.bools }},
+		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default, minWire: minOne,
+			parseDefault: signedDefault(32), nonZeroDefault: intNonZero,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarint(b, *(*int32)(fp)), nil
 			}},
-		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default,
+		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default, minWire: minOne,
+			parseDefault: signedDefault(64), nonZeroDefault: intNonZero,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarlong(b, *(*int64)(fp)), nil
 			}},
 		kUvarint:   with(uvarint, func(t *wireType) { t.isDefault = u32Default }),
 		kUvarint32: with(uvarint, func(t *wireType) { t.isDefault = i32Default }),
-		kUUID: {name: "uuid", fixed: 16, size: fixed(16),
+		kUUID: {name: "uuid", fixed: 16,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
 			isDefault: func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} }},
-		kString: {name: "string",
+			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
+			slots:     func(g *runSlots) *[]slot { return &g.uuids }},
+		kString: {name: "string", lengthPrefixed: true, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				s := *(*string)(fp)
 				return lengthSize(len(s), o.compact, false) + len(s), nil
 			},
 			appendTo:  func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return appendString(b, o, *(*string)(fp)) },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
-			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*string)(fp) == "" }},
-		kNullString: {name: "nullable string", isZero: zeroPtr,
+			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
+			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+				if raw == "null" {
+					return defaultValue{}, fmt.Errorf("null on a string that is not a pointer (use *string)")
+				}
+				return defaultValue{s: raw}, nil
+			},
+			nonZeroDefault: func(o *op) bool { return o.def.s != "" }},
+		kNullString: {name: "nullable_string", canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
@@ -127,8 +224,17 @@ func init() {
 					return sp == nil
 				}
 				return sp != nil && *sp == o.def.s
-			}},
-		kBytes: {name: "bytes", isZero: zeroLen,
+			},
+			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+				if raw == "null" {
+					return defaultValue{null: true}, nil
+				}
+				return defaultValue{s: raw}, nil
+			},
+			// Without default=null a *string defaults to "", not nil.
+			nonZeroDefault: func(o *op) bool { return !o.def.null }},
+		kBytes: {name: "bytes", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
+			parseDefault: onlyNull,
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				bs := *(*[]byte)(fp)
 				if bs == nil && o.nullable {
@@ -151,7 +257,8 @@ func init() {
 				}
 				return bs != nil && len(bs) == 0
 			}},
-		kArray: {name: "array", isZero: zeroLen, size: sizeArray,
+		kArray: {name: "array", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
+			parseDefault: onlyNull,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				return encodeArray(b, o, (*sliceHeader)(fp))
 			},
@@ -163,11 +270,14 @@ func init() {
 				return h.len == 0
 			}},
 		kStruct: {name: "struct",
-			size:      func(o *op, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
-			appendTo:  func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
-			isZero:    func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) }},
-		kStructPtr: {name: "nullable struct", isZero: zeroPtr, size: sizeStructPtr,
+			size:           func(o *op, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
+			appendTo:       func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
+			isDefault:      func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
+			isZero:         func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
+			minWire:        func(o *op, subMin func(*plan) int) int { return subMin(o.sub) },
+			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 }},
+		kStructPtr: {name: "nullable struct", canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
+			parseDefault: onlyNull,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(*unsafe.Pointer)(fp)
 				if !o.nullable {
@@ -187,8 +297,50 @@ func init() {
 					return sp == nil
 				}
 				return sp == nil || structIsDefault(o.sub, sp, isDefault)
+			},
+			minWire: func(o *op, subMin func(*plan) int) int {
+				if o.nullable {
+					return 1 // the presence marker
+				}
+				return subMin(o.sub)
 			}},
 		kFixedRun: {name: "fixed run"}, // only in hot lists, never a value
+	}
+	// What a fixed width decides alone.
+	for k := range wireTypes {
+		t := &wireTypes[k]
+		if n := t.fixed; n > 0 {
+			t.size = fixed(n)
+			t.minWire = func(*op, func(*plan) int) int { return n }
+		}
+	}
+}
+
+// signedDefault parses a default of a signed integer of the given bits.
+func signedDefault(bits int) func(kind, string) (defaultValue, error) {
+	return func(k kind, raw string) (defaultValue, error) {
+		n, err := strconv.ParseInt(raw, 0, bits)
+		if err != nil {
+			// Kafka writes some int defaults in hex as unsigned bit
+			// patterns, e.g. 0xffffffff for an int32.
+			u, uerr := strconv.ParseUint(raw, 0, bits)
+			if uerr != nil {
+				return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, k)
+			}
+			n = int64(u) << (64 - bits) >> (64 - bits)
+		}
+		return defaultValue{i: n}, nil
+	}
+}
+
+// unsignedDefault parses a default of an unsigned integer up to max.
+func unsignedDefault(max uint64) func(kind, string) (defaultValue, error) {
+	return func(k kind, raw string) (defaultValue, error) {
+		n, err := strconv.ParseUint(raw, 0, 32)
+		if err != nil || n > max {
+			return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, k)
+		}
+		return defaultValue{i: int64(n)}, nil
 	}
 }
 
@@ -255,3 +407,24 @@ func isDefault(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isDefau
 // isZero reports whether the value at fp is Go's zero value (for a nested
 // struct: every field unset).
 func isZero(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
+
+// minWire is the fewest bytes one value of this op takes on the wire.
+func (o *op) minWire() int {
+	return wireTypes[o.kind].minWire(o, func(sub *plan) int { return sub.minWire })
+}
+
+// parseDefault reads a default= text for a field of kind k.
+func parseDefault(k kind, raw string) (defaultValue, error) {
+	parse := wireTypes[k].parseDefault
+	if parse == nil {
+		return defaultValue{}, fmt.Errorf("a %s field takes no default", k)
+	}
+	return parse(k, raw)
+}
+
+// hasNonZeroDefault reports whether decoding must store o's default
+// rather than leave Go's zero value.
+func hasNonZeroDefault(o *op) bool {
+	nonZero := wireTypes[o.kind].nonZeroDefault
+	return nonZero != nil && nonZero(o)
+}
