@@ -59,7 +59,7 @@ func atoi(s string) int {
 }
 
 var (
-	unknownTagsType = reflect.TypeOf(kwire.UnknownTags(nil))
+	unknownTagsType = reflect.TypeFor[kwire.UnknownTags]()
 	kmsgTagsType    = reflect.TypeOf(kmsg.Tags{})
 	bytesType       = reflect.TypeOf([]byte(nil))
 )
@@ -260,7 +260,7 @@ func (f *kwireFiller) fillStruct(rv reflect.Value, depth int) {
 		sf := t.Field(i)
 		if sf.Type == unknownTagsType {
 			if f.flex {
-				rv.Field(i).Set(reflect.ValueOf(kwire.UnknownTags(f.unknownTags())))
+				rv.Field(i).Set(reflect.ValueOf(kwire.NewUnknownTags(f.unknownTags()...)))
 			}
 			continue
 		}

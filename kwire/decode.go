@@ -517,19 +517,26 @@ func (d *decoder) taggedValue(o *op, end int, read func() error) error {
 
 // keepTag appends a tagged field's raw bytes to unknown.
 func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte) error {
-	if len(*unknown) == cap(*unknown) {
-		grown := max(2, 2*cap(*unknown))
+	if unknown.fields == nil {
+		if err := d.charge(int(unsafe.Sizeof([]TaggedField(nil)))); err != nil {
+			return err
+		}
+		unknown.fields = new([]TaggedField)
+	}
+	list := unknown.fields
+	if len(*list) == cap(*list) {
+		grown := max(2, 2*cap(*list))
 		if err := d.charge(grown * int(unsafe.Sizeof(TaggedField{}))); err != nil {
 			return err
 		}
-		*unknown = append(make(UnknownTags, 0, grown), *unknown...)
+		*list = append(make([]TaggedField, 0, grown), *list...)
 	}
 	if err := d.charge(len(raw)); err != nil {
 		return err
 	}
 	data := make([]byte, len(raw))
 	copy(data, raw)
-	*unknown = append(*unknown, TaggedField{Tag: tag, Data: data})
+	*list = append(*list, TaggedField{Tag: tag, Data: data})
 	return nil
 }
 

@@ -22,7 +22,7 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) 
 			}
 		}
 	}
-	if pl.hasUnknown && len(*(*UnknownTags)(fieldPtr(p, pl.unknownOff))) > 0 {
+	if pl.hasUnknown && (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Len() > 0 {
 		return false
 	}
 	return true

@@ -173,7 +173,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	case tailNone:
 		return b, nil
 	case tailUnknown:
-		if len(*(*UnknownTags)(unsafe.Add(p, pl.unknownOff))) != 0 {
+		if (*UnknownTags)(unsafe.Add(p, pl.unknownOff)).fields != nil {
 			return encodeTaggedFields(b, pl, p)
 		}
 		return append(b, 0), nil
@@ -189,7 +189,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 // nothingTagged reports that the struct at p has no tagged field to write:
 // every known one holds its default and no unknown one is kept.
 func nothingTagged(pl *plan, p unsafe.Pointer) bool {
-	return (!pl.hasUnknown || len(*(*UnknownTags)(fieldPtr(p, pl.unknownOff))) == 0) &&
+	return (!pl.hasUnknown || (*UnknownTags)(fieldPtr(p, pl.unknownOff)).fields == nil) &&
 		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
 }
 
@@ -288,9 +288,9 @@ func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
 // bytes of a known field that arrived holding its default) is written
 // while the field still holds its default; a value set since replaces it.
 func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
-	var unknown UnknownTags
+	var unknown []TaggedField
 	if pl.hasUnknown {
-		unknown = *(*UnknownTags)(fieldPtr(p, pl.unknownOff))
+		unknown = (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Fields()
 	}
 	if len(pl.tagged) == 0 {
 		if len(unknown) == 0 {

@@ -161,11 +161,11 @@ func appendResponseHeader(b []byte, h ResponseHeader) []byte {
 }
 
 func appendUnknownTags(b []byte, tags UnknownTags) []byte {
-	if len(tags) == 0 {
+	if tags.fields == nil {
 		return append(b, 0)
 	}
-	b = appendUvarint(b, uint32(len(tags)))
-	for _, t := range tags {
+	b = appendUvarint(b, uint32(tags.Len()))
+	for _, t := range tags.Fields() {
 		b = appendUvarint(b, t.Tag)
 		b = appendUvarint(b, uint32(len(t.Data)))
 		b = append(b, t.Data...)
@@ -234,7 +234,7 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 func (d *decoder) readUnknownTags() (UnknownTags, error) {
 	if d.off < len(d.src) && d.src[d.off] == 0 {
 		d.off++
-		return nil, nil
+		return UnknownTags{}, nil
 	}
 	return d.readTagSection()
 }

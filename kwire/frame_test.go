@@ -12,7 +12,7 @@ import (
 func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 	client := "proxy"
 	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client,
-		UnknownTags: kwire.UnknownTags{{Tag: 3, Data: []byte{1, 2}}}}
+		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{1, 2}})}
 	frame, err := kwire.AppendRequestWithHeader(nil, h, newHeartbeat())
 	require.NoError(t, err)
 	got, body, err := kwire.ReadRequest(frame, func(key, v int16) (any, error) { return new(heartbeat), nil })
@@ -36,7 +36,7 @@ func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 // TestLayoutTaggedFields: a tagged field that is set shows as its own
 // node; an unknown one as raw bytes; the trace covers the frame.
 func TestLayoutTaggedFields(t *testing.T) {
-	h := &Heartbeat{GroupID: "g", Rack: "r1", UnknownTags: kwire.UnknownTags{{Tag: 9, Data: []byte{0xab}}}}
+	h := &Heartbeat{GroupID: "g", Rack: "r1", UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 9, Data: []byte{0xab}})}
 	frame, tree, err := kwire.LayoutRequest(h, 1, 1, nil)
 	require.NoError(t, err)
 	text := tree.Format()

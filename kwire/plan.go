@@ -163,7 +163,7 @@ type planKey struct {
 var (
 	typeInfos   sync.Map // reflect.Type -> *typeInfo
 	buildMu     sync.Mutex
-	unknownType = reflect.TypeOf(UnknownTags(nil))
+	unknownType = reflect.TypeFor[UnknownTags]()
 	uuidType    = reflect.TypeOf(UUID{})
 )
 

@@ -255,8 +255,8 @@ func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
 				}
 			}
 		}
-		if o.sub.hasUnknown {
-			add(off+o.sub.unknownOff+8, 8, 0)
+		if o.sub.hasUnknown { // none held: a nil pointer
+			add(off+o.sub.unknownOff, 8, 0)
 		}
 	default:
 		return false

@@ -74,7 +74,7 @@ func pickValue(r *rand.Rand, o *op, fp unsafe.Pointer) {
 			pickValue(r, &o.sub.fields[i], fieldPtr(fp, o.sub.fields[i].offset))
 		}
 		if r.Intn(4) == 0 {
-			*(*UnknownTags)(fieldPtr(fp, o.sub.unknownOff)) = UnknownTags{{Tag: 9}}
+			*(*UnknownTags)(fieldPtr(fp, o.sub.unknownOff)) = NewUnknownTags(TaggedField{Tag: 9})
 		}
 	case kStructPtr:
 		switch r.Intn(3) {
@@ -189,11 +189,11 @@ func TestNothingTaggedFastPath(t *testing.T) {
 		t.Fatalf("changed nested default not written: %x", b)
 	}
 	m.Sub.Y = 0
-	m.Sub.Unknown = UnknownTags{{Tag: 5}}
+	m.Sub.Unknown = NewUnknownTags(TaggedField{Tag: 5})
 	if b, _ = Marshal(&m, 0); len(b) == 5 {
 		t.Fatalf("nested unknown tag not written: %x", b)
 	}
-	m.Sub.Unknown = nil
+	m.Sub.Unknown = UnknownTags{}
 	s := ""
 	m.Tail = &s
 	if b, _ = Marshal(&m, 0); len(b) == 5 {

@@ -81,13 +81,13 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 		for _, t := range pl.inactiveTags {
 			next = max(next, t+1)
 		}
-		var tags UnknownTags
+		var tags []TaggedField
 		for n := 1 + f.r.Intn(2); n > 0; n-- {
 			next += uint32(f.r.Intn(200))
 			tags = append(tags, TaggedField{Tag: next, Data: f.bytes(f.r.Intn(f.opts.MaxLen + 1))})
 			next++
 		}
-		*(*UnknownTags)(fieldPtr(p, pl.unknownOff)) = tags
+		(*UnknownTags)(fieldPtr(p, pl.unknownOff)).Set(tags...)
 	}
 }
 

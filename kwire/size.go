@@ -83,7 +83,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	switch {
 	case pl.tail == tailNone:
 		return n, nil
-	case pl.tail == tailEmpty || (pl.tail == tailUnknown && len(*(*UnknownTags)(unsafe.Add(p, pl.unknownOff))) == 0) || nothingTagged(pl, p):
+	case pl.tail == tailEmpty || (pl.tail == tailUnknown && (*UnknownTags)(unsafe.Add(p, pl.unknownOff)).fields == nil) || nothingTagged(pl, p):
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
@@ -101,7 +101,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		count++
 	}
 	if pl.hasUnknown {
-		for _, u := range *(*UnknownTags)(fieldPtr(p, pl.unknownOff)) {
+		for _, u := range (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Fields() {
 			if pl.shadowed(p, u.Tag) {
 				continue
 			}

@@ -148,7 +148,7 @@ func TestUnknownTagsKeptInOrder(t *testing.T) {
 	var m tagged
 	require.NoError(t, kwire.Unmarshal(in, &m, 1))
 	assert.Equal(t, int32(2), m.Five)
-	assert.Equal(t, kwire.UnknownTags{{Tag: 3, Data: []byte{0xaa}}, {Tag: 10, Data: []byte{0xbb, 0xcc}}}, m.UnknownTags)
+	assert.Equal(t, kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{0xaa}}, kwire.TaggedField{Tag: 10, Data: []byte{0xbb, 0xcc}}), m.UnknownTags)
 	out, err := kwire.Marshal(&m, 1)
 	require.NoError(t, err)
 	assert.Equal(t, hex.EncodeToString(in), hex.EncodeToString(out))
@@ -181,13 +181,13 @@ func TestBadTags(t *testing.T) {
 		assert.ErrorIs(t, err, kwire.ErrBadTag, name)
 	}
 	// Unknown tags given out of order are refused on encode.
-	m = tagged{UnknownTags: kwire.UnknownTags{{Tag: 9}, {Tag: 8}}}
+	m = tagged{UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 9}, kwire.TaggedField{Tag: 8})}
 	_, err := kwire.Marshal(&m, 1)
 	assert.ErrorIs(t, err, kwire.ErrBadTag)
 	// A kept entry with a known field's tag (the field arrived holding its
 	// default) is written while the field holds its default; a value set
 	// since replaces it.
-	m = tagged{Five: -1, UnknownTags: kwire.UnknownTags{{Tag: 5, Data: []byte{0xff, 0xff, 0xff, 0xff}}}}
+	m = tagged{Five: -1, UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 5, Data: []byte{0xff, 0xff, 0xff, 0xff}})}
 	b, err := kwire.Marshal(&m, 1)
 	require.NoError(t, err)
 	assert.Equal(t, "00000000"+"01"+"0504"+"ffffffff", hex.EncodeToString(b))

@@ -18,7 +18,7 @@ func produceFrame(t *testing.T, version int16, acks int16, tid *string, corr int
 	client := "tracker-test"
 	h := kwire.RequestHeader{APIVersion: version, CorrelationID: corr, ClientID: &client}
 	if version >= 9 {
-		h.UnknownTags = kwire.UnknownTags{{Tag: 5, Data: []byte{1, 2, 3}}} // skipped on the way to Acks
+		h.UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 5, Data: []byte{1, 2, 3}}) // skipped on the way to Acks
 	}
 	frame, err := kwire.AppendRequestWithHeader(nil, h, req)
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestTrackerPairs(t *testing.T) {
 func TestResponseHeaderTagsRoundTrip(t *testing.T) {
 	md := messages.NewMetadataResponse()
 	md.Brokers = []messages.MetadataResponseBroker{{NodeID: 1, Host: "h", Port: 9092}}
-	h := kwire.ResponseHeader{CorrelationID: 5, UnknownTags: kwire.UnknownTags{{Tag: 1, Data: []byte("x")}}}
+	h := kwire.ResponseHeader{CorrelationID: 5, UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 1, Data: []byte("x")})}
 	frame, err := kwire.AppendResponseWithHeader(nil, h, md, 12)
 	require.NoError(t, err)
 	got, body, err := messages.ReadResponse(frame, 3, 12)
@@ -152,14 +152,14 @@ func TestNegotiation(t *testing.T) {
 
 	resp := messages.NewApiVersionsResponse()
 	resp.ApiKeys = []messages.ApiVersionsResponseApiVersion{
-		{ApiKey: 3, MinVersion: 0, MaxVersion: 99, UnknownTags: kwire.UnknownTags{{Tag: 4, Data: []byte{7}}}},
+		{ApiKey: 3, MinVersion: 0, MaxVersion: 99, UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 4, Data: []byte{7}})},
 		{ApiKey: 9999, MinVersion: 0, MaxVersion: 1},
 		{ApiKey: 18, MinVersion: 0, MaxVersion: 4},
 	}
 	md, _ := messages.Lookup(3)
 	require.True(t, resp.Clamp(nil))
 	assert.Equal(t, []messages.ApiVersionsResponseApiVersion{
-		{ApiKey: 3, MinVersion: 0, MaxVersion: md.MaxStable(), UnknownTags: kwire.UnknownTags{{Tag: 4, Data: []byte{7}}}},
+		{ApiKey: 3, MinVersion: 0, MaxVersion: md.MaxStable(), UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 4, Data: []byte{7}})},
 		{ApiKey: 18, MinVersion: 0, MaxVersion: 4},
 	}, resp.ApiKeys)
 	assert.False(t, resp.Clamp(nil), "clamping twice changes nothing")

@@ -142,7 +142,7 @@ func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
 		if !assertNoErrorf(t, err, "%s frame %d (%v): AppendRequest", client, i, p) {
 			continue
 		}
-		if len(hdr.UnknownTags) > 0 {
+		if hdr.UnknownTags.Len() > 0 {
 			// AppendRequest writes an empty header tag section: put the
 			// client's tags back where that byte is.
 			at := 4 + 8 + 2
@@ -151,7 +151,7 @@ func checkFrames(t *testing.T, client string, b *Broker) map[apiVersion]int {
 			}
 			re = append(append(re[:at:at], appendTags(nil, hdr.UnknownTags)...), re[at+1:]...)
 			binary.BigEndian.PutUint32(re, uint32(len(re)-4))
-			t.Logf("%s frame %d (%v): header has %d unknown tagged fields", client, i, p, len(hdr.UnknownTags))
+			t.Logf("%s frame %d (%v): header has %d unknown tagged fields", client, i, p, hdr.UnknownTags.Len())
 		}
 		sameBytes(t, fmt.Sprintf("%s request frame %d (%v)", client, i, p), f.Request, re)
 		// The body alone: Marshal gives the frame's tail, Size its length.
@@ -237,8 +237,8 @@ func sameBytes(t *testing.T, what string, want, got []byte) {
 }
 
 func appendTags(b []byte, tags kwire.UnknownTags) []byte {
-	b = binary.AppendUvarint(b, uint64(len(tags)))
-	for _, tg := range tags {
+	b = binary.AppendUvarint(b, uint64(tags.Len()))
+	for _, tg := range tags.Fields() {
 		b = binary.AppendUvarint(b, uint64(tg.Tag))
 		b = binary.AppendUvarint(b, uint64(len(tg.Data)))
 		b = append(b, tg.Data...)
@@ -943,7 +943,7 @@ func TestRequestHeaderTags(t *testing.T) {
 	frame := must(kwire.AppendRequest(nil, req, 3, 11, &client))
 	at := 4 + 8 + 2 + len(client) // the header's empty tag section
 	require.EqualValues(t, 0, frame[at])
-	tags := kwire.UnknownTags{{Tag: 7, Data: []byte("hello")}}
+	tags := kwire.NewUnknownTags(kwire.TaggedField{Tag: 7, Data: []byte("hello")})
 	frame = append(append(frame[:at:at], appendTags(nil, tags)...), frame[at+1:]...)
 	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
 

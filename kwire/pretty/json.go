@@ -78,14 +78,13 @@ func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
 		w.value(f, sv.Field(f.Index))
 	}
 	if s.UnknownTags >= 0 {
-		if uv := sv.Field(s.UnknownTags); uv.Len() > 0 {
-			tags := uv.Interface().(kwire.UnknownTags)
+		if tags := sv.Field(s.UnknownTags).Interface().(kwire.UnknownTags); tags.Len() > 0 {
 			if len(s.Fields) > 0 {
 				w.buf = append(w.buf, ',')
 			}
 			w.buf = appendString(w.buf, s.Type.Field(s.UnknownTags).Name)
 			w.buf = append(w.buf, ":["...)
-			for i, t := range tags {
+			for i, t := range tags.Fields() {
 				if i > 0 {
 					w.buf = append(w.buf, ',')
 				}

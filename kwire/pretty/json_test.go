@@ -72,9 +72,9 @@ func TestJSONNullableStructsAndUnknownTags(t *testing.T) {
 
 	resp.Assignment = &messages.ConsumerGroupHeartbeatResponseAssignment{
 		TopicPartitions: []messages.ConsumerGroupHeartbeatResponseTopicPartitions{{TopicID: topicID, Partitions: []int32{0, 2}}},
-		UnknownTags:     kwire.UnknownTags{{Tag: 9, Data: []byte{1, 2, 3}}},
+		UnknownTags:     kwire.NewUnknownTags(kwire.TaggedField{Tag: 9, Data: []byte{1, 2, 3}}),
 	}
-	resp.UnknownTags = kwire.UnknownTags{{Tag: 5, Data: []byte("hi")}, {Tag: 7, Data: []byte{}}}
+	resp.UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 5, Data: []byte("hi")}, kwire.TaggedField{Tag: 7, Data: []byte{}})
 	expectJSON(t, resp, 1, `{"ThrottleTimeMs":0,"ErrorCode":0,"ErrorMessage":null,"MemberID":"m-1","MemberEpoch":4,"HeartbeatIntervalMs":5000,`+
 		`"Assignment":{"TopicPartitions":[{"TopicID":"12345678-9abc-def0-0123-456789abcdef","Partitions":[0,2]}],"UnknownTags":[{"Tag":9,"Data":"AQID"}]},`+
 		`"UnknownTags":[{"Tag":5,"Data":"aGk="},{"Tag":7,"Data":""}]}`)
