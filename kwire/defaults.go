@@ -1,9 +1,6 @@
 package kwire
 
-import (
-	"math"
-	"unsafe"
-)
+import "unsafe"
 
 // isUnset reports whether a field may be left out of a version that lacks
 // it without losing information: it holds its schema default or its Go
@@ -28,18 +25,6 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) 
 	return true
 }
 
-// setStringDefault stores a string field's non-empty (or, for *string,
-// non-null) schema default at fp. Every other default is a flat store
-// (flatDefaults).
-func setStringDefault(o *op, fp unsafe.Pointer) {
-	if o.kind == kNullString {
-		s := o.def.s
-		*(**string)(fp) = &s
-		return
-	}
-	*(*string)(fp) = o.def.s
-}
-
 // setFieldDefault gives one field of the struct at p its schema default,
 // nested structs included.
 func setFieldDefault(o *op, p unsafe.Pointer) {
@@ -50,7 +35,7 @@ func setFieldDefault(o *op, p unsafe.Pointer) {
 
 // flatDefaults is a plan's defaults compiled for the decoder: fixed-width
 // values, nested structs included, as (offset, width, bits) stores; the
-// rest (strings) as ops.
+// rest (strings) as ops whose wire type's setDefault stores them.
 type flatDefaults struct {
 	fixed []fixedDefault
 	other []op
@@ -67,28 +52,9 @@ type fixedDefault struct {
 func flattenDefaults(list []op, base uintptr, out *flatDefaults) {
 	for _, o := range list {
 		o.offset += base
-		var bits uint64
-		switch o.kind {
-		case kStruct:
-			flattenDefaults(o.sub.allDefaults, o.offset, out)
-			continue
-		case kFloat64:
-			bits = math.Float64bits(o.def.f)
-		case kBool:
-			if o.def.b {
-				bits = 1
-			}
-		case kString, kNullString:
-			out.other = append(out.other, o)
-			continue
-		default:
-			bits = uint64(o.def.i)
+		if flatten := wireTypes[o.kind].flattenDefault; flatten != nil {
+			flatten(o, out)
 		}
-		size := o.kind.fixedSize()
-		if size == 0 { // varints: stored as their Go type
-			size = int(o.typ.Size())
-		}
-		out.fixed = append(out.fixed, fixedDefault{off: o.offset, size: uint8(size), bits: bits})
 	}
 }
 
@@ -107,6 +73,7 @@ func (f *flatDefaults) apply(p unsafe.Pointer) {
 		}
 	}
 	for i := range f.other {
-		setStringDefault(&f.other[i], unsafe.Add(p, f.other[i].offset))
+		o := &f.other[i]
+		wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
 	}
 }

@@ -64,6 +64,11 @@ type wireType struct {
 	// nonZeroDefault: the parsed default is not Go's zero value, so
 	// decoding must store it. nil: never.
 	nonZeroDefault func(o *op) bool
+	// flattenDefault compiles a field's non-zero default into out (see
+	// flatDefaults); setDefault stores one that is not a flat store of
+	// bits. nil: the type has no non-zero default.
+	flattenDefault func(o op, out *flatDefaults)
+	setDefault     func(o *op, fp unsafe.Pointer)
 	// slots is the group of a fixed-width type in a fused run's
 	// runSlots, by width: decodeFixedRun copies each group in one loop.
 	slots func(g *runSlots) *[]slot
@@ -89,6 +94,8 @@ func init() {
 	append32 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt32(b, *(*int32)(fp)), nil }
 	append64 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt64(b, *(*int64)(fp)), nil }
 	intNonZero := func(o *op) bool { return o.def.i != 0 }
+	flatInt := flatStore(func(d *defaultValue) uint64 { return uint64(d.i) })
+	flatOther := func(o op, out *flatDefaults) { out.other = append(out.other, o) }
 	minOne := func(*op, func(*plan) int) int { return 1 }
 	minLength := func(classic int) func(*op, func(*plan) int) int {
 		return func(o *op, _ func(*plan) int) int {
@@ -108,7 +115,7 @@ func init() {
 		}
 		return defaultValue{null: true}, nil
 	}
-	uvarint := wireType{name: "uvarint", minWire: minOne, nonZeroDefault: intNonZero,
+	uvarint := wireType{name: "uvarint", minWire: minOne, nonZeroDefault: intNonZero, flattenDefault: flatInt,
 		parseDefault: unsignedDefault(math.MaxUint32),
 		size:         func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
 		appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
@@ -119,23 +126,23 @@ func init() {
 
 	wireTypes = [...]wireType{
 		kInt8: {name: "int8", fixed: 1, isZero: zero8, slots: slots8,
-			parseDefault: signedDefault(8), nonZeroDefault: intNonZero,
+			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
 		kInt16: {name: "int16", fixed: 2, isZero: zero16, slots: slots16,
-			parseDefault: signedDefault(16), nonZeroDefault: intNonZero,
+			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
 		kInt32: {name: "int32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32,
-			parseDefault: signedDefault(32), nonZeroDefault: intNonZero},
+			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kInt64: {name: "int64", fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64,
-			parseDefault: signedDefault(64), nonZeroDefault: intNonZero},
+			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kUint16: {name: "uint16", fixed: 2, isZero: zero16, slots: slots16,
-			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero,
+			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
 		kUint32: {name: "uint32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32,
-			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero},
+			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kFloat64: {name: "float64", fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
 			isDefault: func(o *op, fp unsafe.Pointer) bool {
 				f := *(*float64)(fp)
@@ -148,7 +155,8 @@ func init() {
 				}
 				return defaultValue{f: f}, nil
 			},
-			nonZeroDefault: func(o *op) bool { return o.def.f != 0 }},
+			nonZeroDefault: func(o *op) bool { return o.def.f != 0 },
+			flattenDefault: flatStore(func(d *defaultValue) uint64 { return math.Float64bits(d.f) })},
 		kBool: {name: "bool", fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				if *(*bool)(fp) {
@@ -165,15 +173,21 @@ func init() {
 				return defaultValue{b: b}, nil
 			},
 			nonZeroDefault: func(o *op) bool { return o.def.b },
-			slots:          func(g *runSlots) *[]slot { return &g.bools }},
+			flattenDefault: flatStore(func(d *defaultValue) uint64 {
+				if d.b {
+					return 1
+				}
+				return 0
+			}),
+			slots: func(g *runSlots) *[]slot { return &g.bools }},
 		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default, minWire: minOne,
-			parseDefault: signedDefault(32), nonZeroDefault: intNonZero,
+			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarint(b, *(*int32)(fp)), nil
 			}},
 		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default, minWire: minOne,
-			parseDefault: signedDefault(64), nonZeroDefault: intNonZero,
+			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarlong(b, *(*int64)(fp)), nil
@@ -199,7 +213,9 @@ func init() {
 				}
 				return defaultValue{s: raw}, nil
 			},
-			nonZeroDefault: func(o *op) bool { return o.def.s != "" }},
+			nonZeroDefault: func(o *op) bool { return o.def.s != "" },
+			flattenDefault: flatOther,
+			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s }},
 		kNullString: {name: "nullable_string", canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
@@ -232,7 +248,12 @@ func init() {
 				return defaultValue{s: raw}, nil
 			},
 			// Without default=null a *string defaults to "", not nil.
-			nonZeroDefault: func(o *op) bool { return !o.def.null }},
+			nonZeroDefault: func(o *op) bool { return !o.def.null },
+			flattenDefault: flatOther,
+			setDefault: func(o *op, fp unsafe.Pointer) {
+				s := o.def.s
+				*(**string)(fp) = &s
+			}},
 		kBytes: {name: "bytes", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
 			parseDefault: onlyNull,
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
@@ -275,7 +296,8 @@ func init() {
 			isDefault:      func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
 			isZero:         func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
 			minWire:        func(o *op, subMin func(*plan) int) int { return subMin(o.sub) },
-			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 }},
+			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
+			flattenDefault: func(o op, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, o.offset, out) }},
 		kStructPtr: {name: "nullable struct", canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
@@ -330,6 +352,14 @@ func signedDefault(bits int) func(kind, string) (defaultValue, error) {
 			n = int64(u) << (64 - bits) >> (64 - bits)
 		}
 		return defaultValue{i: n}, nil
+	}
+}
+
+// flatStore compiles a number's default: its bits, stored at the width
+// of its Go type (a varint's too).
+func flatStore(bits func(d *defaultValue) uint64) func(op, *flatDefaults) {
+	return func(o op, out *flatDefaults) {
+		out.fixed = append(out.fixed, fixedDefault{off: o.offset, size: uint8(o.typ.Size()), bits: bits(&o.def)})
 	}
 }
 
