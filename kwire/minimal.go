@@ -39,36 +39,32 @@ func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 }
 
 func fillValue(o *op, fp unsafe.Pointer, depth int) {
-	switch o.kind {
-	case kNullString:
-		s := ""
-		*(**string)(fp) = &s
-	case kBytes:
-		if o.records {
-			*(*[]byte)(fp) = EmptyRecordBatch()
-		} else {
-			*(*[]byte)(fp) = []byte{}
-		}
-	case kArray:
-		n := 1
-		if depth >= maxFillDepth {
-			n = 0
-		}
-		s := reflect.MakeSlice(o.typ, n, n)
-		*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
-		if n == 1 {
-			fillValue(o.elem, s.UnsafePointer(), depth+1)
-		}
-	case kStruct:
-		fillStruct(o.sub, fp, depth+1)
-	case kStructPtr:
-		if depth >= maxFillDepth && o.nullable {
-			return
-		}
-		sp := reflect.New(o.sub.typ).UnsafePointer()
-		*(*unsafe.Pointer)(fp) = sp
-		fillStruct(o.sub, sp, depth+1)
+	if fill := wireTypes[o.kind].fillMinimal; fill != nil {
+		fill(o, fp, depth)
 	}
+}
+
+// fillMinimalArray gives an array one sample element.
+func fillMinimalArray(o *op, fp unsafe.Pointer, depth int) {
+	n := 1
+	if depth >= maxFillDepth {
+		n = 0
+	}
+	s := reflect.MakeSlice(o.typ, n, n)
+	*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+	if n == 1 {
+		fillValue(o.elem, s.UnsafePointer(), depth+1)
+	}
+}
+
+// fillMinimalStructPtr makes a nullable struct present.
+func fillMinimalStructPtr(o *op, fp unsafe.Pointer, depth int) {
+	if depth >= maxFillDepth && o.nullable {
+		return
+	}
+	sp := reflect.New(o.sub.typ).UnsafePointer()
+	*(*unsafe.Pointer)(fp) = sp
+	fillStruct(o.sub, sp, depth+1)
 }
 
 // EmptyRecordBatch returns a RecordBatch v2 holding no records: 61 bytes,

@@ -93,63 +93,31 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 
 func (f *randomFiller) fillValue(o *op, fp unsafe.Pointer, depth int) {
 	maybeNull := o.nullable && f.chance(4)
-	switch o.kind {
-	case kInt8:
-		*(*int8)(fp) = int8(f.integer(8))
-	case kInt16:
-		*(*int16)(fp) = int16(f.integer(16))
-	case kUint16:
-		*(*uint16)(fp) = uint16(f.integer(16))
-	case kInt32, kVarint, kUvarint32:
-		*(*int32)(fp) = int32(f.integer(32))
-	case kUint32, kUvarint:
-		*(*uint32)(fp) = uint32(f.integer(32))
-	case kInt64, kVarlong:
-		*(*int64)(fp) = f.integer(64)
-	case kFloat64:
-		*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
-	case kBool:
-		*(*bool)(fp) = f.chance(2)
-	case kUUID:
-		f.r.Read((*UUID)(fp)[:])
-	case kString:
-		*(*string)(fp) = f.str()
-	case kNullString:
-		if !maybeNull {
-			s := f.str()
-			*(**string)(fp) = &s
-		}
-	case kBytes:
-		switch {
-		case maybeNull:
-		case o.records && f.chance(2):
-			*(*[]byte)(fp) = EmptyRecordBatch()
-		default:
-			*(*[]byte)(fp) = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
-		}
-	case kArray:
-		if maybeNull {
-			return
-		}
-		n := f.r.Intn(f.opts.MaxLen + 1)
-		if depth >= f.opts.MaxDepth {
-			n = 0
-		}
-		s := reflect.MakeSlice(o.typ, n, n)
-		*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
-		for i := 0; i < n; i++ {
-			f.fillValue(o.elem, unsafe.Add(s.UnsafePointer(), uintptr(i)*o.elemSize), depth+1)
-		}
-	case kStruct:
-		f.fillStruct(o.sub, fp, depth+1)
-	case kStructPtr:
-		if maybeNull || (o.nullable && depth >= f.opts.MaxDepth) {
-			return
-		}
-		sp := reflect.New(o.sub.typ).UnsafePointer()
-		*(*unsafe.Pointer)(fp) = sp
-		f.fillStruct(o.sub, sp, depth+1)
+	wireTypes[o.kind].fillRandom(f, o, fp, depth, maybeNull)
+}
+
+func (f *randomFiller) fillArray(o *op, fp unsafe.Pointer, depth int, maybeNull bool) {
+	if maybeNull {
+		return
 	}
+	n := f.r.Intn(f.opts.MaxLen + 1)
+	if depth >= f.opts.MaxDepth {
+		n = 0
+	}
+	s := reflect.MakeSlice(o.typ, n, n)
+	*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+	for i := 0; i < n; i++ {
+		f.fillValue(o.elem, unsafe.Add(s.UnsafePointer(), uintptr(i)*o.elemSize), depth+1)
+	}
+}
+
+func (f *randomFiller) fillStructPtr(o *op, fp unsafe.Pointer, depth int, maybeNull bool) {
+	if maybeNull || (o.nullable && depth >= f.opts.MaxDepth) {
+		return
+	}
+	sp := reflect.New(o.sub.typ).UnsafePointer()
+	*(*unsafe.Pointer)(fp) = sp
+	f.fillStruct(o.sub, sp, depth+1)
 }
 
 // integer favours the values that break codecs: zero, -1, the extremes.

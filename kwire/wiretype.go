@@ -69,6 +69,10 @@ type wireType struct {
 	// bits. nil: the type has no non-zero default.
 	flattenDefault func(o op, out *flatDefaults)
 	setDefault     func(o *op, fp unsafe.Pointer)
+	// fillMinimal stores the value FillMinimal gives (nil: Go's zero
+	// value); fillRandom stores one FillRandom draws, null when maybeNull.
+	fillMinimal func(o *op, fp unsafe.Pointer, depth int)
+	fillRandom  func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, maybeNull bool)
 	// slots is the group of a fixed-width type in a fused run's
 	// runSlots, by width: decodeFixedRun copies each group in one loop.
 	slots func(g *runSlots) *[]slot
@@ -109,13 +113,17 @@ func init() {
 	slots16 := func(g *runSlots) *[]slot { return &g.int16s }
 	slots32 := func(g *runSlots) *[]slot { return &g.int32s }
 	slots64 := func(g *runSlots) *[]slot { return &g.int64s }
+	rand8 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int8)(fp) = int8(f.integer(8)) }
+	rand16 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int16)(fp) = int16(f.integer(16)) }
+	rand32 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int32)(fp) = int32(f.integer(32)) }
+	rand64 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int64)(fp) = f.integer(64) }
 	onlyNull := func(k kind, raw string) (defaultValue, error) {
 		if raw != "null" {
 			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, k)
 		}
 		return defaultValue{null: true}, nil
 	}
-	uvarint := wireType{name: "uvarint", minWire: minOne, nonZeroDefault: intNonZero, flattenDefault: flatInt,
+	uvarint := wireType{name: "uvarint", minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
 		parseDefault: unsignedDefault(math.MaxUint32),
 		size:         func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
 		appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
@@ -125,23 +133,23 @@ func init() {
 	}
 
 	wireTypes = [...]wireType{
-		kInt8: {name: "int8", fixed: 1, isZero: zero8, slots: slots8,
+		kInt8: {name: "int8", fixed: 1, isZero: zero8, slots: slots8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
-		kInt16: {name: "int16", fixed: 2, isZero: zero16, slots: slots16,
+		kInt16: {name: "int16", fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
-		kInt32: {name: "int32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32,
+		kInt32: {name: "int32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kInt64: {name: "int64", fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64,
+		kInt64: {name: "int64", fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kUint16: {name: "uint16", fixed: 2, isZero: zero16, slots: slots16,
+		kUint16: {name: "uint16", fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
-		kUint32: {name: "uint32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32,
+		kUint32: {name: "uint32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kFloat64: {name: "float64", fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
 			isDefault: func(o *op, fp unsafe.Pointer) bool {
@@ -156,7 +164,10 @@ func init() {
 				return defaultValue{f: f}, nil
 			},
 			nonZeroDefault: func(o *op) bool { return o.def.f != 0 },
-			flattenDefault: flatStore(func(d *defaultValue) uint64 { return math.Float64bits(d.f) })},
+			flattenDefault: flatStore(func(d *defaultValue) uint64 { return math.Float64bits(d.f) }),
+			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) {
+				*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
+			}},
 		kBool: {name: "bool", fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				if *(*bool)(fp) {
@@ -179,14 +190,15 @@ func init() {
 				}
 				return 0
 			}),
-			slots: func(g *runSlots) *[]slot { return &g.bools }},
-		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default, minWire: minOne,
+			slots:      func(g *runSlots) *[]slot { return &g.bools },
+			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
+		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarint(b, *(*int32)(fp)), nil
 			}},
-		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default, minWire: minOne,
+		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
@@ -195,10 +207,11 @@ func init() {
 		kUvarint:   with(uvarint, func(t *wireType) { t.isDefault = u32Default }),
 		kUvarint32: with(uvarint, func(t *wireType) { t.isDefault = i32Default }),
 		kUUID: {name: "uuid", fixed: 16,
-			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
-			isDefault: func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			slots:     func(g *runSlots) *[]slot { return &g.uuids }},
+			appendTo:   func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
+			isDefault:  func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
+			isZero:     func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
+			slots:      func(g *runSlots) *[]slot { return &g.uuids },
+			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) }},
 		kString: {name: "string", lengthPrefixed: true, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				s := *(*string)(fp)
@@ -215,7 +228,8 @@ func init() {
 			},
 			nonZeroDefault: func(o *op) bool { return o.def.s != "" },
 			flattenDefault: flatOther,
-			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s }},
+			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
+			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() }},
 		kNullString: {name: "nullable_string", canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
@@ -253,9 +267,35 @@ func init() {
 			setDefault: func(o *op, fp unsafe.Pointer) {
 				s := o.def.s
 				*(**string)(fp) = &s
+			},
+			fillMinimal: func(_ *op, fp unsafe.Pointer, _ int) {
+				s := ""
+				*(**string)(fp) = &s
+			},
+			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, maybeNull bool) {
+				if !maybeNull {
+					s := f.str()
+					*(**string)(fp) = &s
+				}
 			}},
 		kBytes: {name: "bytes", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
 			parseDefault: onlyNull,
+			fillMinimal: func(o *op, fp unsafe.Pointer, _ int) {
+				if o.records {
+					*(*[]byte)(fp) = EmptyRecordBatch()
+				} else {
+					*(*[]byte)(fp) = []byte{}
+				}
+			},
+			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, _ int, maybeNull bool) {
+				switch {
+				case maybeNull:
+				case o.records && f.chance(2):
+					*(*[]byte)(fp) = EmptyRecordBatch()
+				default:
+					*(*[]byte)(fp) = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
+				}
+			},
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				bs := *(*[]byte)(fp)
 				if bs == nil && o.nullable {
@@ -279,7 +319,7 @@ func init() {
 				return bs != nil && len(bs) == 0
 			}},
 		kArray: {name: "array", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
-			parseDefault: onlyNull,
+			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				return encodeArray(b, o, (*sliceHeader)(fp))
 			},
@@ -297,9 +337,13 @@ func init() {
 			isZero:         func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
 			minWire:        func(o *op, subMin func(*plan) int) int { return subMin(o.sub) },
 			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
-			flattenDefault: func(o op, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, o.offset, out) }},
+			flattenDefault: func(o op, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, o.offset, out) },
+			fillMinimal:    func(o *op, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
+			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, _ bool) {
+				f.fillStruct(o.sub, fp, depth+1)
+			}},
 		kStructPtr: {name: "nullable struct", canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
-			parseDefault: onlyNull,
+			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(*unsafe.Pointer)(fp)
 				if !o.nullable {
