@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -124,18 +123,8 @@ func decodeJSON(frame []byte, response bool, key, version int, records bool, out
 	if records {
 		opts = append(opts, pretty.WithRecords())
 	}
-	var err error
-	if d.Body, err = pretty.JSON(body, d.Version, opts...); err != nil {
-		return err
-	}
-	d.Summary = pretty.Summary(body, d.Version)
-	found, err := kerr.Find(body, d.Version)
-	if err != nil {
-		return err
-	}
-	for _, f := range found {
-		d.Errors = append(d.Errors, f.String())
-	}
+	desc := describe(body, d.Version, true, opts...)
+	d.Summary, d.Errors, d.Body = desc.Summary, desc.Errors, desc.Body
 	j, err := json.Marshal(d)
 	if err != nil {
 		return err
