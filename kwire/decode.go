@@ -3,7 +3,6 @@ package kwire
 import (
 	"encoding/binary"
 	"math"
-	"reflect"
 	"unsafe"
 )
 
@@ -199,25 +198,325 @@ func (d *decoder) charge(n int) error {
 	return nil
 }
 
+// decodeStruct reads the struct at p as plan pl describes it, running the
+// plan's compiled program (program.go) with the input and the offset in
+// locals. Each case is the common form only (a one-byte compact length, a
+// value that fits, room left in the arena); anything else, errors
+// included, reads the field again from its start through the general path
+// over its op (decodeOp), so both give the same values and errors.
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
-	pl.flatDefaults.apply(p)
-	for i := range pl.hot {
-		o := &pl.hot[i]
-		if o.kind == kFixedRun {
-			if err := d.decodeFixedRun(o, p); err != nil {
-				return err
+	if len(pl.flatDefaults.fixed)|len(pl.flatDefaults.other) != 0 {
+		pl.flatDefaults.apply(p)
+	}
+	src, off := d.src, d.off
+	var err error
+	prog := pl.enc
+	for i := range prog {
+		in := &prog[i]
+		fp := unsafe.Add(p, in.off)
+		switch in.code {
+		case cFixedRun:
+			if len(src)-off < int(in.n) {
+				goto slow
 			}
-			continue
+			b := unsafe.Pointer(unsafe.SliceData(src[off:]))
+			for _, s := range in.fixedRun() {
+				from, to := unsafe.Add(b, s.at), unsafe.Add(p, s.off)
+				switch s.width {
+				case 4:
+					*(*uint32)(to) = get32(from)
+				case 2:
+					*(*uint16)(to) = binary.BigEndian.Uint16((*[2]byte)(from)[:])
+				case 8:
+					*(*uint64)(to) = binary.BigEndian.Uint64((*[8]byte)(from)[:])
+				case 1:
+					v := *(*uint8)(from)
+					if s.boolean {
+						if v > 1 && d.exact {
+							goto slow
+						}
+						*(*bool)(to) = v != 0
+						continue
+					}
+					*(*uint8)(to) = v
+				default:
+					*(*UUID)(to) = *(*UUID)(from)
+				}
+			}
+			off += int(in.n)
+		case cInt32:
+			if len(src)-off < 4 {
+				goto slow
+			}
+			*(*uint32)(fp) = binary.BigEndian.Uint32(src[off:])
+			off += 4
+		case cStringCompact, cStringClassic:
+			n, next := compactLength(src, off)
+			if in.code == cStringClassic {
+				n, next = classicLength(src, off, 2)
+			}
+			if n < 0 || n > len(src)-next {
+				goto slow // null, too long, malformed
+			}
+			if n == 0 {
+				*(*string)(fp) = ""
+				off = next
+				continue
+			}
+			if len(d.strArena) < n {
+				goto slow // a new chunk
+			}
+			buf := d.strArena[:n:n]
+			d.strArena = d.strArena[n:]
+			copy(buf, src[next:])
+			*(*string)(fp) = unsafe.String(&buf[0], n)
+			off = next + n
+		case cNullStringCompact, cNullStringClassic:
+			n, next := compactLength(src, off)
+			if in.code == cNullStringClassic {
+				n, next = classicLength(src, off, 2)
+			}
+			if n == -1 && in.nullable {
+				*(**string)(fp) = nil
+				off = next
+				continue
+			}
+			if n < 0 || n > len(src)-next || len(d.strPtrs) == 0 || len(d.strArena) < n {
+				goto slow
+			}
+			sp := &d.strPtrs[0]
+			d.strPtrs = d.strPtrs[1:]
+			if n > 0 {
+				buf := d.strArena[:n:n]
+				d.strArena = d.strArena[n:]
+				copy(buf, src[next:])
+				*sp = unsafe.String(&buf[0], n)
+			}
+			*(**string)(fp) = sp
+			off = next + n
+		case cInt16:
+			if len(src)-off < 2 {
+				goto slow
+			}
+			*(*uint16)(fp) = binary.BigEndian.Uint16(src[off:])
+			off += 2
+		case cInt64:
+			if len(src)-off < 8 {
+				goto slow
+			}
+			*(*uint64)(fp) = binary.BigEndian.Uint64(src[off:])
+			off += 8
+		case cInt8:
+			if off >= len(src) {
+				goto slow
+			}
+			*(*uint8)(fp) = src[off]
+			off++
+		case cBool:
+			if off >= len(src) || (src[off] > 1 && d.exact) {
+				goto slow
+			}
+			*(*bool)(fp) = src[off] != 0
+			off++
+		case cUUID:
+			if len(src)-off < 16 {
+				goto slow
+			}
+			*(*UUID)(fp) = UUID(src[off : off+16])
+			off += 16
+		case cArrayStructCompact, cArrayStructClassic:
+			n, next := compactLength(src, off)
+			if in.code == cArrayStructClassic {
+				n, next = classicLength(src, off, 4)
+			}
+			o := &pl.hot[i]
+			h := (*sliceHeader)(fp)
+			switch {
+			case n > 0 && n*max(1, int(o.elemMinWire)) <= len(src)-next:
+			case n == 0:
+				*h = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+				off = next
+				continue
+			case n == -1 && in.nullable:
+				*h = sliceHeader{}
+				off = next
+				continue
+			default:
+				goto slow
+			}
+			d.off = next
+			data, err := d.structElems(o, n, h)
+			if err != nil {
+				return within(err, o.name)
+			}
+			*h = sliceHeader{data: data, len: n, cap: n}
+			sub := in.plan()
+			for j := 0; j < n; j++ {
+				if err := d.decodeStruct(sub, unsafe.Add(data, uintptr(j)*uintptr(in.n))); err != nil {
+					return within(withinIndex(err, j), o.name)
+				}
+			}
+			off = d.off
+		case cArrayInt32Compact, cArrayInt32Classic:
+			n, next := compactLength(src, off)
+			if in.code == cArrayInt32Classic {
+				n, next = classicLength(src, off, 4)
+			}
+			if n == 0 {
+				*(*sliceHeader)(fp) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+				off = next
+				continue
+			}
+			if n < 0 || n > (len(src)-next)/4 || len(d.int32s) < n {
+				goto slow // null, too long, a new chunk
+			}
+			vals := d.int32s[:n:n]
+			d.int32s = d.int32s[n:]
+			from := unsafe.Pointer(unsafe.SliceData(src[next:]))
+			for j := range vals {
+				vals[j] = int32(get32(unsafe.Add(from, 4*j)))
+			}
+			*(*[]int32)(fp) = vals
+			off = next + 4*n
+		case cArrayStringCompact, cArrayStringClassic:
+			n, next := compactLength(src, off)
+			if in.code == cArrayStringClassic {
+				n, next = classicLength(src, off, 4)
+			}
+			o := &pl.hot[i]
+			if n <= 0 || n*int(o.elemMinWire) > len(src)-next {
+				goto slow // empty, null, too long
+			}
+			d.off = next
+			if err := d.charge(n * int(unsafe.Sizeof(""))); err != nil {
+				return within(err, o.name)
+			}
+			vals := unsafe.Slice((*string)(newArray(o, (*sliceHeader)(fp), n)), n)
+			for j := range vals {
+				if err := d.arrayString(o.elem, &vals[j]); err != nil {
+					return within(withinIndex(err, j), o.name)
+				}
+			}
+			off = d.off
+		case cBytesCompact, cBytesClassic:
+			var n, next int
+			if in.code == cBytesCompact {
+				n, next = compactLengthLong(src, off) // records are long
+			} else {
+				n, next = classicLength(src, off, 4)
+			}
+			if n < 0 || n > len(src)-next || !pl.hot[i].records {
+				goto slow // null, too long, a copy to allocate
+			}
+			*(*[]byte)(fp) = src[next : next+n : next+n] // records may alias the input
+			off = next + n
+		case cStruct:
+			d.off = off
+			if err := d.decodeStruct(in.plan(), fp); err != nil {
+				return within(err, pl.hot[i].name)
+			}
+			off = d.off
+		default:
+			goto slow
 		}
-		if err := d.decodeValue(o, fieldPtr(p, o.offset)); err != nil {
-			return within(err, o.name)
+		continue
+	slow:
+		if off, err = d.decodeOp(pl, i, p, off); err != nil {
+			return err
 		}
 	}
 	if pl.flexible {
-		return d.decodeTaggedFields(pl, p)
+		if off < len(src) && src[off] == 0 {
+			off++ // no tagged fields, the common case
+		} else {
+			d.off = off
+			return d.decodeTaggedFields(pl, p)
+		}
 	}
+	d.off = off
 	return nil
 }
+
+// arrayString reads one string element of an array (op e) at d.off: the
+// short form inline, the rest through decodeValue.
+func (d *decoder) arrayString(e *op, s *string) error {
+	n, next := compactLength(d.src, d.off)
+	if !e.compact {
+		n, next = classicLength(d.src, d.off, 2)
+	}
+	if n <= 0 || n > len(d.src)-next || len(d.strArena) < n {
+		return d.decodeValue(e, unsafe.Pointer(s)) // empty, null, too long, a new chunk
+	}
+	buf := d.strArena[:n:n]
+	d.strArena = d.strArena[n:]
+	copy(buf, d.src[next:])
+	*s = unsafe.String(&buf[0], n)
+	d.off = next + n
+	return nil
+}
+
+// decodeOp reads hot field i of pl, which starts at off, through the
+// general path over its op, and returns the offset after it.
+func (d *decoder) decodeOp(pl *plan, i int, p unsafe.Pointer, off int) (int, error) {
+	d.off = off
+	o := &pl.hot[i]
+	if o.kind == kFixedRun {
+		err := d.decodeFixedRun(o, p)
+		return d.off, err
+	}
+	if err := d.decodeValue(o, fieldPtr(p, o.offset)); err != nil {
+		return d.off, within(err, o.name)
+	}
+	return d.off, nil
+}
+
+// compactLength reads a one-byte compact length (a uvarint holding n+1)
+// at off for the program's fast cases: n and the offset after it. Any
+// other length (longer, truncated) comes back as -2, for the case to read
+// with compactLengthLong or leave to the general path.
+func compactLength(src []byte, off int) (n, next int) {
+	if off < len(src) && src[off] < 0x80 {
+		return int(src[off]) - 1, off + 1
+	}
+	return -2, off
+}
+
+// compactLengthLong reads a compact length of any size, -2 for one it
+// does not take (truncated, more than 32 bits, overlong), which the
+// general path refuses or reads as the decoder's mode says.
+func compactLengthLong(src []byte, off int) (n, next int) {
+	var v uint32
+	for shift := uint(0); shift < 35 && off < len(src); shift += 7 {
+		c := src[off]
+		off++
+		if shift == 28 && c > 0x0f {
+			break
+		}
+		v |= uint32(c&0x7f) << shift
+		if c < 0x80 {
+			if c == 0 && shift > 0 {
+				break // overlong
+			}
+			return int(v) - 1, off
+		}
+	}
+	return -2, off
+}
+
+// classicLength reads an int16 (width 2) or int32 (width 4) length at off:
+// n and the offset after it, -2 when the input is too short.
+func classicLength(src []byte, off, width int) (n, next int) {
+	if len(src)-off < width {
+		return -2, off
+	}
+	if width == 2 {
+		return int(int16(binary.BigEndian.Uint16(src[off:]))), off + 2
+	}
+	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
+}
+
+// get32 loads a big-endian uint32 from p.
+func get32(p unsafe.Pointer) uint32 { return binary.BigEndian.Uint32((*[4]byte)(p)[:]) }
 
 func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 	if s := o.kind.fixedSize(); s > 0 {
@@ -319,7 +618,7 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 		if err := d.charge(int(o.sub.typ.Size())); err != nil {
 			return err
 		}
-		sp := reflect.New(o.sub.typ).UnsafePointer()
+		sp := unsafeNew(o.sub.rtype)
 		*(*unsafe.Pointer)(fp) = sp
 		return d.decodeStruct(o.sub, sp)
 	}
@@ -665,14 +964,9 @@ func (d *decoder) slabOf(elem *plan) *slab {
 
 // newArray allocates a zeroed backing array of n elements for the slice
 // at h (the array op o's field) and stores it there with length and
-// capacity n. It grows the slice in place through a *[]T made from h and
-// the type the plan kept: reflect.MakeSlice would also put a slice header
-// on the heap, and reflect.NewAt would look *[]T up on every call.
+// capacity n.
 func newArray(o *op, h *sliceHeader, n int) unsafe.Pointer {
-	*h = sliceHeader{}
-	var ptr any
-	*(*eface)(unsafe.Pointer(&ptr)) = eface{typ: o.ptrToSlice, data: unsafe.Pointer(h)}
-	reflect.ValueOf(ptr).Elem().Grow(n)
-	h.len, h.cap = n, n
-	return h.data
+	p := unsafeNewArray(o.elemType, n)
+	*h = sliceHeader{data: p, len: n, cap: n}
+	return p
 }

@@ -147,7 +147,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			b = append(b, byte(v>>8), byte(v))
 		case cInt64:
 			b = appendInt64(b, *(*int64)(fp))
-		case cInt8:
+		case cInt8, cBool:
 			b = append(b, *(*uint8)(fp))
 		case cUUID:
 			b = append(b, (*UUID)(fp)[:]...)

@@ -41,13 +41,12 @@ type op struct {
 	slots          *runSlots // kFixedRun: the fields grouped by width
 
 	run []runField // kFixedRun: the fields in wire order, for errors
-	// ptrToSlice is the runtime type of *[]T for a kArray of T, so that
-	// decoding can grow the slice through reflect without looking that
-	// type up each time.
-	ptrToSlice unsafe.Pointer
-	name       string
-	typ        reflect.Type // the Go type of the field
-	def        defaultValue
+	// elemType is the runtime type of T for a kArray of T: decoding
+	// allocates the elements through it (alloc.go).
+	elemType unsafe.Pointer
+	name     string
+	typ      reflect.Type // the Go type of the field
+	def      defaultValue
 }
 
 // runSlots groups a run's fields by width, so that each group is copied
@@ -70,7 +69,8 @@ type runField struct {
 // plan is how to encode and decode one struct type at one version.
 type plan struct {
 	typ      reflect.Type
-	apiKey   int16 // from the struct's own tag, -1 if none
+	rtype    unsafe.Pointer // typ's runtime type, for allocating one (alloc.go)
+	apiKey   int16          // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
 	fields   []op // on the wire in this version, not tagged, in order
@@ -298,7 +298,7 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	if p := ti.cached(v, flex); p != nil {
 		return p, nil
 	}
-	p := &plan{typ: ti.typ, apiKey: ti.msg.apiKey, version: v, flexible: flex}
+	p := &plan{typ: ti.typ, rtype: runtimeType(ti.typ), apiKey: ti.msg.apiKey, version: v, flexible: flex}
 	b.building[key] = p
 	if ti.unknown >= 0 {
 		p.hasUnknown = true
@@ -489,8 +489,7 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 		}
 		o.elem = elem
 		o.elemSize = gt.Elem().Size()
-		ptr := reflect.Zero(reflect.PointerTo(gt)).Interface()
-		o.ptrToSlice = (*eface)(unsafe.Pointer(&ptr)).typ
+		o.elemType = runtimeType(gt.Elem())
 	default:
 		return fmt.Errorf("unsupported Go type %s", gt)
 	}

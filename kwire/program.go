@@ -7,9 +7,9 @@ import (
 
 // A plan's hot fields are compiled once into instructions specialised by
 // wire form (a compact string, a classic int16-length string, an array of
-// structs ...), so that encode and size run short call-free cases for the
-// common forms and reach the general code over the op only for the rare
-// ones. Instruction i is pl.hot[i] compiled: the op keeps the name and
+// structs ...), so that encode, size and decode run short call-free cases
+// for the common forms and reach the general code over the op only for the
+// rare ones. Instruction i is pl.hot[i] compiled: the op keeps the name and
 // everything else an error message or a rare path needs.
 
 // code is an instruction's wire form.
@@ -18,7 +18,8 @@ type code uint8
 const (
 	cSlow     code = iota // the general path over pl.hot[i]
 	cFixedRun             // a stretch of fixed-width fields: n bytes
-	cInt8                 // int8, bool
+	cInt8                 // int8
+	cBool                 // as cInt8 on encode; decode checks the byte
 	cInt16                // int16, uint16
 	cInt32                // int32, uint32
 	cInt64                // int64, float64
@@ -59,9 +60,10 @@ func (in *instr) fixedRun() []fixedSlot {
 // fixedSlot places one field of a fixed run: at off in the struct, at at
 // in the run's bytes, width bytes wide.
 type fixedSlot struct {
-	off   uint32
-	at    uint16
-	width uint8
+	off     uint32
+	at      uint16
+	width   uint8
+	boolean bool // decode stores byte != 0 (and Exact refuses bytes over 1)
 }
 
 // tail is what follows a struct's fields on the wire, decided once.
@@ -120,11 +122,13 @@ func compileOp(o *op) instr {
 	case kFixedRun:
 		run := make([]fixedSlot, len(o.run))
 		for i, f := range o.run {
-			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize())}
+			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize()), boolean: f.kind == kBool}
 		}
 		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(&run[0])
-	case kInt8, kBool:
+	case kInt8:
 		in.code = cInt8
+	case kBool:
+		in.code = cBool
 	case kInt16, kUint16:
 		in.code = cInt16
 	case kInt32, kUint32:

@@ -13,7 +13,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		switch in.code {
 		case cFixedRun:
 			n += int(in.n)
-		case cInt8:
+		case cInt8, cBool:
 			n++
 		case cInt16:
 			n += 2
