@@ -28,6 +28,7 @@ type Schema struct {
 	CommonStructs         []*CommonStruct `json:"commonStructs"`
 
 	Path     string `json:"-"` // the file it came from
+	Source   []byte `json:"-"` // that file's bytes, as read
 	valid    vrange
 	flexible vrange
 	commons  map[string]*CommonStruct
@@ -126,7 +127,7 @@ func ParseSchema(path string, data []byte) (*Schema, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%s: trailing data after the schema", path)
 	}
-	s.Path = path
+	s.Path, s.Source = path, data
 	if err := s.prepare(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

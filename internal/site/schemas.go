@@ -1,7 +1,6 @@
 package site
 
 import (
-	"os"
 	"strings"
 
 	"github.com/kwirelabs/kwire/gen"
@@ -57,11 +56,7 @@ func (s *Schemas) lookup(apiKey, version int16, response bool) *schemaSource {
 		if !rangeContains(sc.ValidVersions, version) {
 			continue
 		}
-		data, err := os.ReadFile(sc.Path)
-		if err != nil {
-			return nil
-		}
-		src := &schemaSource{path: sc.Path, json: string(data), about: map[string]string{}}
+		src := &schemaSource{path: sc.Path, json: string(sc.Source), about: map[string]string{}}
 		commons := map[string][]*gen.Field{}
 		for _, c := range sc.CommonStructs {
 			commons[c.Name] = c.Fields
