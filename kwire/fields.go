@@ -1,7 +1,5 @@
 package kwire
 
-import "reflect"
-
 // FieldInfo is one field of a message at one version as kwire's plan
 // encodes it: the schema as the codec sees it, for reference pages and
 // tools. Fields the version lacks are left out.
@@ -40,7 +38,7 @@ func schemaFields(s *Schema, depth int) []FieldInfo {
 	out := make([]FieldInfo, 0, len(s.Fields))
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		fi := FieldInfo{Name: f.Name, GoType: shortTypeName(f.Type), Type: f.Wire, Nullable: f.Nullable, Compact: f.Compact,
+		fi := FieldInfo{Name: f.Name, GoType: goTypeName(f.Type), Type: f.Wire, Nullable: f.Nullable, Compact: f.Compact,
 			Tag: f.Tag, Default: f.Default, Ignorable: f.Ignorable}
 		sub := f.Struct
 		if f.Elem != nil {
@@ -53,18 +51,4 @@ func schemaFields(s *Schema, depth int) []FieldInfo {
 		out = append(out, fi)
 	}
 	return out
-}
-
-// shortTypeName writes a Go type without its package: []T, *T, T.
-func shortTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice:
-		return "[]" + shortTypeName(t.Elem())
-	case reflect.Pointer:
-		return "*" + shortTypeName(t.Elem())
-	}
-	if t == uuidType {
-		return "UUID"
-	}
-	return t.Name()
 }

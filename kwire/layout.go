@@ -234,52 +234,62 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 }
 
 func (t *tracer) value(parent *Node, o *op, name string) error {
-	start := t.d.off
-	switch o.kind {
-	case kArray:
-		return t.array(parent, o, name)
-	case kStruct:
-		n := t.open(name, typeName(o.typ))
-		n.Value = "struct"
-		if err := t.structFields(n, o.sub); err != nil {
-			return err
-		}
-		t.close(n)
-		parent.Children = append(parent.Children, n)
-		return nil
-	case kStructPtr:
-		n := t.open(name, typeName(o.typ.Elem()))
-		present, err := t.d.presence(o)
-		if err != nil {
-			return err
-		}
-		if o.nullable {
-			t.leaf(n, "present", "int8", strconv.Itoa(int(int8(t.d.src[start]))), start)
-		}
-		if !present {
-			n.Value = "null"
-			t.close(n)
-			parent.Children = append(parent.Children, n)
-			return nil
-		}
-		n.Value = "struct"
-		if err := t.structFields(n, o.sub); err != nil {
-			return err
-		}
-		t.close(n)
-		parent.Children = append(parent.Children, n)
-		return nil
+	if trace := wireTypes[o.kind].trace; trace != nil {
+		return trace(t, parent, o, name)
 	}
+	start := t.d.off
 	scratch := reflect.New(o.typ)
 	if err := t.d.decodeValue(o, scratch.UnsafePointer()); err != nil {
 		return err
 	}
-	t.leaf(parent, name, o.wireTypeName(), describeValue(o, scratch.UnsafePointer(), t.d.src[start:t.d.off]), start)
+	var value string
+	if describe := wireTypes[o.kind].describe; describe != nil {
+		value = describe(o, scratch.UnsafePointer())
+	} else {
+		value = fmt.Sprint(scratch.Elem().Interface())
+	}
+	t.leaf(parent, name, o.wireTypeName(), value, start)
+	return nil
+}
+
+func (t *tracer) structValue(parent *Node, o *op, name string) error {
+	n := t.open(name, goTypeName(o.typ))
+	n.Value = "struct"
+	if err := t.structFields(n, o.sub); err != nil {
+		return err
+	}
+	t.close(n)
+	parent.Children = append(parent.Children, n)
+	return nil
+}
+
+func (t *tracer) nullableStruct(parent *Node, o *op, name string) error {
+	start := t.d.off
+	n := t.open(name, goTypeName(o.typ.Elem()))
+	present, err := t.d.presence(o)
+	if err != nil {
+		return err
+	}
+	if o.nullable {
+		t.leaf(n, "present", "int8", strconv.Itoa(int(int8(t.d.src[start]))), start)
+	}
+	if !present {
+		n.Value = "null"
+		t.close(n)
+		parent.Children = append(parent.Children, n)
+		return nil
+	}
+	n.Value = "struct"
+	if err := t.structFields(n, o.sub); err != nil {
+		return err
+	}
+	t.close(n)
+	parent.Children = append(parent.Children, n)
 	return nil
 }
 
 func (t *tracer) array(parent *Node, o *op, name string) error {
-	n := t.open(name, "[]"+typeName(o.typ.Elem()))
+	n := t.open(name, goTypeName(o.typ))
 	start := t.d.off
 	count, err := t.d.arrayLength(o)
 	if err != nil {
@@ -298,12 +308,13 @@ func (t *tracer) array(parent *Node, o *op, name string) error {
 	default:
 		n.Value = fmt.Sprintf("%d elements", count)
 	}
-	elemName := typeName(o.typ.Elem())
+	// Containers are labelled by the field, leaves by their Go type.
+	elemName := goTypeName(o.typ.Elem())
+	if wireTypes[o.elem.kind].trace != nil {
+		elemName = name
+	}
 	for i := 0; i < count; i++ {
 		label := fmt.Sprintf("%s[%d]", elemName, i)
-		if o.elem.kind == kStruct {
-			label = fmt.Sprintf("%s[%d]", name, i)
-		}
 		if err := t.value(n, o.elem, label); err != nil {
 			return withinIndex(err, i)
 		}
@@ -313,70 +324,33 @@ func (t *tracer) array(parent *Node, o *op, name string) error {
 	return nil
 }
 
-func typeName(t reflect.Type) string {
-	if t == uuidType {
-		return "uuid"
+// lenNote shows how the length of a string or bytes value of n bytes
+// was written.
+func lenNote(o *op, n int, wide bool) string {
+	switch {
+	case o.compact:
+		return fmt.Sprintf(" (compact, len+1=%d)", n+1)
+	case wide:
+		return fmt.Sprintf(" (int32 len=%d)", n)
 	}
-	return t.Name()
+	return fmt.Sprintf(" (int16 len=%d)", n)
 }
 
-func (o *op) wireTypeName() string {
-	switch o.kind {
-	case kString:
-		return "string"
-	case kNullString:
-		return "nullable_string"
-	case kBytes:
-		if o.records {
-			return "records"
-		}
-		if o.nullable {
-			return "nullable_bytes"
-		}
-		return "bytes"
-	case kUvarint32:
-		return "uvarint"
-	}
-	return o.kind.String()
-}
+func describeString(o *op, s string) string { return strconv.Quote(s) + lenNote(o, len(s), false) }
 
-func describeValue(o *op, p unsafe.Pointer, raw []byte) string {
-	lenNote := func(n int) string {
-		if o.compact {
-			return fmt.Sprintf(" (compact, len+1=%d)", n+1)
-		}
-		if o.kind == kBytes {
-			return fmt.Sprintf(" (int32 len=%d)", n)
-		}
-		return fmt.Sprintf(" (int16 len=%d)", n)
+func describeBytes(o *op, p unsafe.Pointer) string {
+	bs := *(*[]byte)(p)
+	if bs == nil {
+		return "null"
 	}
-	switch o.kind {
-	case kString:
-		s := *(*string)(p)
-		return strconv.Quote(s) + lenNote(len(s))
-	case kNullString:
-		sp := *(**string)(p)
-		if sp == nil {
-			return "null"
-		}
-		return strconv.Quote(*sp) + lenNote(len(*sp))
-	case kBytes:
-		bs := *(*[]byte)(p)
-		if bs == nil {
-			return "null"
-		}
-		if o.records {
-			return fmt.Sprintf("%d bytes of record batches", len(bs)) + lenNote(len(bs))
-		}
-		shown := fmt.Sprintf("%x", bs)
-		if len(shown) > 32 {
-			shown = shown[:32] + "..."
-		}
-		return "0x" + shown + lenNote(len(bs))
-	case kUUID:
-		return (*(*UUID)(p)).String()
+	if o.records {
+		return fmt.Sprintf("%d bytes of record batches", len(bs)) + lenNote(o, len(bs), true)
 	}
-	return fmt.Sprint(reflect.NewAt(o.typ, p).Elem().Interface())
+	shown := fmt.Sprintf("%x", bs)
+	if len(shown) > 32 {
+		shown = shown[:32] + "..."
+	}
+	return "0x" + shown + lenNote(o, len(bs), true)
 }
 
 // Format writes the tree as indented text, one node a line, with the

@@ -121,16 +121,31 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 func fieldOfOp(o *op, building map[*plan]*Schema) Field {
 	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable,
 		Records: o.records, Ignorable: o.ignorable}
-	switch o.kind {
-	case kString, kNullString, kBytes:
+	if wireTypes[o.kind].lengthPrefixed {
 		f.Compact = o.compact
-	case kArray:
-		f.Compact = o.compact
+	}
+	if o.elem != nil {
 		e := fieldOfOp(o.elem, building)
 		e.Nullable = false
 		f.Elem = &e
-	case kStruct, kStructPtr:
+	}
+	if o.sub != nil {
 		f.Struct = buildSchema(o.sub, building)
 	}
 	return f
+}
+
+// goTypeName writes a Go type without its package: []T, *T, T; an
+// unnamed type as Go spells it.
+func goTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "[]" + goTypeName(t.Elem())
+	case reflect.Pointer:
+		return "*" + goTypeName(t.Elem())
+	}
+	if t.Name() == "" {
+		return t.String()
+	}
+	return t.Name()
 }

@@ -42,8 +42,11 @@ const (
 // common forms: they are the fast path over these entries, held to the
 // same bytes by the property and interop tests.
 type wireType struct {
-	name  string
-	fixed int // wire size of a fixed-width type, 0 for the others
+	// name is the wire type as Schema's Field.Wire, the tracer and errors
+	// spell it; wireName, when set, refines it by the op's flags.
+	name     string
+	wireName func(o *op) string
+	fixed    int // wire size of a fixed-width type, 0 for the others
 	// canBeNull: the Go type can hold null; lengthPrefixed: the value
 	// is written after a length, which compact makes a uvarint.
 	canBeNull, lengthPrefixed bool
@@ -73,6 +76,11 @@ type wireType struct {
 	// value); fillRandom stores one FillRandom draws, null when maybeNull.
 	fillMinimal func(o *op, fp unsafe.Pointer, depth int)
 	fillRandom  func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, maybeNull bool)
+	// trace records a container's node and its children in a layout;
+	// nil: a leaf, decoded by decodeValue and shown by describe (nil:
+	// fmt.Sprint of the Go value).
+	trace    func(t *tracer, parent *Node, o *op, name string) error
+	describe func(o *op, p unsafe.Pointer) string
 	// slots is the group of a fixed-width type in a fused run's
 	// runSlots, by width: decodeFixedRun copies each group in one loop.
 	slots func(g *runSlots) *[]slot
@@ -211,7 +219,8 @@ func init() {
 			isDefault:  func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
 			isZero:     func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
 			slots:      func(g *runSlots) *[]slot { return &g.uuids },
-			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) }},
+			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
+			describe:   func(_ *op, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
 		kString: {name: "string", lengthPrefixed: true, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				s := *(*string)(fp)
@@ -229,7 +238,8 @@ func init() {
 			nonZeroDefault: func(o *op) bool { return o.def.s != "" },
 			flattenDefault: flatOther,
 			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
-			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() }},
+			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
+			describe:       func(o *op, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
 		kNullString: {name: "nullable_string", canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
@@ -277,9 +287,24 @@ func init() {
 					s := f.str()
 					*(**string)(fp) = &s
 				}
+			},
+			describe: func(o *op, p unsafe.Pointer) string {
+				if sp := *(**string)(p); sp != nil {
+					return describeString(o, *sp)
+				}
+				return "null"
 			}},
 		kBytes: {name: "bytes", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
-			parseDefault: onlyNull,
+			parseDefault: onlyNull, describe: describeBytes,
+			wireName: func(o *op) string {
+				switch {
+				case o.records:
+					return "records"
+				case o.nullable:
+					return "nullable_bytes"
+				}
+				return "bytes"
+			},
 			fillMinimal: func(o *op, fp unsafe.Pointer, _ int) {
 				if o.records {
 					*(*[]byte)(fp) = EmptyRecordBatch()
@@ -320,6 +345,7 @@ func init() {
 			}},
 		kArray: {name: "array", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
+			trace: (*tracer).array,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				return encodeArray(b, o, (*sliceHeader)(fp))
 			},
@@ -341,9 +367,11 @@ func init() {
 			fillMinimal:    func(o *op, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
 			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
-			}},
+			},
+			trace: (*tracer).structValue},
 		kStructPtr: {name: "nullable struct", canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
+			trace: (*tracer).nullableStruct,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(*unsafe.Pointer)(fp)
 				if !o.nullable {
@@ -462,6 +490,15 @@ func sizeStructPtr(o *op, fp unsafe.Pointer) (int, error) {
 // The per-value entry points every consumer calls.
 
 func (k kind) String() string { return wireTypes[k].name }
+
+// wireTypeName is o's wire type as Schema and the tracer show it.
+func (o *op) wireTypeName() string {
+	t := &wireTypes[o.kind]
+	if t.wireName != nil {
+		return t.wireName(o)
+	}
+	return t.name
+}
 
 // fixedSize is the wire size of fixed-width kinds, 0 for the others.
 func (k kind) fixedSize() int { return wireTypes[k].fixed }

@@ -33,7 +33,7 @@ func TestDecodeCustomAPI(t *testing.T) {
 		"+-- request_api_key int16 = 1000",
 		`+-- Name string = "cash"`,
 		"+-- Delta varlong = -3",
-		"+-- [0] []int32 = 1 element",
+		"+-- Parts[0] []int32 = 1 element",
 		`Memo nullable_string = "rent"`,
 		`Note string = "month end"`,
 	} {
