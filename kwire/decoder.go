@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"unsafe"
 )
 
 // Decoder decodes with options. Its zero value is what Unmarshal,
@@ -39,8 +40,9 @@ func (dc Decoder) reader(src []byte) decoder {
 
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
 // is reset first. Fields the version lacks, and tagged fields that are not
-// sent, get their schema defaults. Bytes left over are an error. Strings
-// do not alias data; records fields do.
+// sent, get their schema defaults. Bytes left over are an error (msg
+// holds what was read); after any other error in the body msg holds its
+// zero value. Strings do not alias data; records fields do.
 func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 	pl, p := cachedRootPlan(msg, version)
 	if pl == nil {
@@ -58,10 +60,10 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		rememberRootPlan(rv.Type(), version, pl)
 		p = rv.UnsafePointer()
 	}
-	// Reset the message: typedmemclr through reflect, so the GC sees it.
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	pl.reset(p)
 	d := dc.reader(data)
 	if err := d.decodeStruct(pl, p); err != nil {
+		resetAll(pl, p)
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
 	if d.off != len(data) {
@@ -108,8 +110,9 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	}
 	// The body is read by the same decoder, so header and body strings
 	// share arena chunks; offsets count from after the size prefix.
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	pl.reset(p)
 	if err := d.decodeStruct(pl, p); err != nil {
+		resetAll(pl, p)
 		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {
@@ -148,8 +151,9 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 		}
 		h.UnknownTags = tags
 	}
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	pl.reset(p)
 	if err := d.decodeStruct(pl, p); err != nil {
+		resetAll(pl, p)
 		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {
@@ -158,3 +162,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 	}
 	return h, nil
 }
+
+// resetAll zeroes the whole message after a failed decode, which may have
+// stopped before the fields its reset list leaves to decoding.
+func resetAll(pl *plan, p unsafe.Pointer) { reflect.NewAt(pl.typ, p).Elem().SetZero() }

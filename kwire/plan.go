@@ -88,6 +88,9 @@ type plan struct {
 	allDefaults []op
 	// flatDefaults is defaults compiled for the decoder's hot path.
 	flatDefaults flatDefaults
+	// clears is what decoding a message of this plan clears first
+	// (reset.go).
+	clears       []clearSlot
 	inactiveTags []uint32 // tags declared for other versions: an error on the wire
 	hasUnknown   bool
 	unknownOff   uintptr
@@ -261,6 +264,9 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 		bp.minWire = computeMinWire(bp, map[*plan]bool{})
 		flattenDefaults(bp.defaults, 0, &bp.flatDefaults)
 		compileProgram(bp)
+	}
+	for _, bp := range b.building {
+		bp.clears = resetList(bp, 0, nil)
 	}
 	for _, bp := range b.building {
 		for _, list := range [][]op{bp.fields, bp.hot, bp.tagged, bp.absent} {

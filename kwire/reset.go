@@ -1,0 +1,133 @@
+package kwire
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// Decoding resets the message first, but most of it is then written by
+// decoding anyway: only what it may not write is cleared, by a list
+// computed once per (type, version). That is the fields the version lacks,
+// the tagged fields, the UnknownTags field and any field without a kafka
+// tag, down through nested structs; every other field is stored on each
+// path through decodeStruct. Defaults come after, from flatDefaults.
+
+// clearSlot clears size bytes at off: one pointer word (so that the store
+// has its write barrier) or a scalar stretch.
+type clearSlot struct {
+	off  uintptr
+	size uintptr
+	ptr  bool
+}
+
+// resetList is what pl's reset clears in the struct at base.
+func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
+	written := map[uintptr]*op{}
+	for i := range pl.fields {
+		written[pl.fields[i].offset] = &pl.fields[i]
+	}
+	for i := 0; i < pl.typ.NumField(); i++ {
+		f := pl.typ.Field(i)
+		if f.Type.Size() == 0 {
+			continue
+		}
+		o := written[f.Offset]
+		switch {
+		case o == nil:
+			out = clearsFor(f.Type, base+f.Offset, out)
+		case o.kind == kStruct:
+			out = resetList(o.sub, base+f.Offset, out)
+		}
+	}
+	return out
+}
+
+// clearsFor appends the slots that zero a value of type t at off.
+func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
+	ptr := func(at uintptr) { out = append(out, clearSlot{off: at, size: 8, ptr: true}) }
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
+		ptr(off)
+		return out
+	case reflect.String:
+		ptr(off)
+		return scalarClears(off+8, 8, out)
+	case reflect.Slice:
+		ptr(off)
+		return scalarClears(off+8, 16, out)
+	case reflect.Interface:
+		ptr(off)
+		ptr(off + 8)
+		return out
+	case reflect.Struct:
+		if hasPointers(t) {
+			for i := 0; i < t.NumField(); i++ {
+				out = clearsFor(t.Field(i).Type, off+t.Field(i).Offset, out)
+			}
+			return out
+		}
+	case reflect.Array:
+		if hasPointers(t) {
+			for i := 0; i < t.Len(); i++ {
+				out = clearsFor(t.Elem(), off+uintptr(i)*t.Elem().Size(), out)
+			}
+			return out
+		}
+	}
+	return scalarClears(off, t.Size(), out)
+}
+
+// scalarClears zeroes size bytes without pointers at off: aligned words
+// and halves for small stretches, one clear for a long one.
+func scalarClears(off, size uintptr, out []clearSlot) []clearSlot {
+	if size > 32 {
+		return append(out, clearSlot{off: off, size: size})
+	}
+	for size > 0 {
+		w := uintptr(8)
+		for w > size || off%w != 0 {
+			w /= 2
+		}
+		out = append(out, clearSlot{off: off, size: w})
+		off, size = off+w, size-w
+	}
+	return out
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
+		reflect.String, reflect.Slice, reflect.Interface:
+		return true
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	}
+	return false
+}
+
+// reset clears what decoding the struct at p with pl would not write.
+func (pl *plan) reset(p unsafe.Pointer) {
+	for _, c := range pl.clears {
+		fp := unsafe.Add(p, c.off)
+		switch {
+		case c.ptr:
+			*(*unsafe.Pointer)(fp) = nil
+		case c.size == 8:
+			*(*uint64)(fp) = 0
+		case c.size == 4:
+			*(*uint32)(fp) = 0
+		case c.size == 2:
+			*(*uint16)(fp) = 0
+		case c.size == 1:
+			*(*uint8)(fp) = 0
+		default:
+			clear(unsafe.Slice((*byte)(fp), c.size))
+		}
+	}
+}
