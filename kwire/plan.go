@@ -416,99 +416,59 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 
 // resolveKind sets o.kind (and elem or sub) from Go type gt.
 func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
-	switch gt.Kind() {
-	case reflect.Int8:
-		o.kind = kInt8
-	case reflect.Int16:
-		o.kind = kInt16
-	case reflect.Int32:
-		switch {
-		case t.varint:
-			o.kind = kVarint
-		case t.uvarint:
-			o.kind = kUvarint32
-		default:
-			o.kind = kInt32
-		}
-	case reflect.Int64:
-		o.kind = kInt64
-		if t.varint {
-			o.kind = kVarlong
-		}
-	case reflect.Uint16:
-		o.kind = kUint16
-	case reflect.Uint32:
-		o.kind = kUint32
-		if t.uvarint {
-			o.kind = kUvarint
-		}
-	case reflect.Float64:
-		o.kind = kFloat64
-	case reflect.Bool:
-		o.kind = kBool
-	case reflect.String:
-		o.kind = kString
-	case reflect.Array:
-		if gt != uuidType && !(gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8) {
+	k, ok := kindOf(gt, t)
+	if !ok {
+		switch gt.Kind() {
+		case reflect.Array:
 			return fmt.Errorf("unsupported array type %s (only kwire.UUID)", gt)
-		}
-		o.kind = kUUID
-	case reflect.Pointer:
-		switch gt.Elem().Kind() {
-		case reflect.String:
-			o.kind = kNullString
-		case reflect.Struct:
-			o.kind = kStructPtr
-			sub, err := b.build(infoFor(gt.Elem()), v, flex)
-			if err != nil {
-				return err
-			}
-			o.sub = sub
-		default:
+		case reflect.Pointer:
 			return fmt.Errorf("unsupported pointer type %s", gt)
 		}
-	case reflect.Struct:
-		o.kind = kStruct
-		sub, err := b.build(infoFor(gt), v, flex)
-		if err != nil {
-			return err
-		}
-		o.sub = sub
-	case reflect.Slice:
-		if gt.Elem().Kind() == reflect.Uint8 {
-			o.kind = kBytes
-			break
-		}
-		if t.records {
-			return keyError("records", "records needs a []byte field, not %s", gt)
-		}
-		o.kind = kArray
-		elem := &op{name: o.name, typ: gt.Elem(), compact: o.compact}
-		// Element flags: the wire form of an element follows the
-		// field's varint/uvarint keys; null elements are not a thing.
-		et := fieldTag{varint: t.varint, uvarint: t.uvarint}
-		if err := b.resolveKind(elem, gt.Elem(), et, v, flex); err != nil {
-			return err
-		}
-		if elem.kind == kNullString || elem.kind == kStructPtr {
-			return fmt.Errorf("%s: arrays of nullable elements are not part of the protocol", gt)
-		}
-		o.elem = elem
-		o.elemSize = gt.Elem().Size()
-		o.elemType = runtimeType(gt.Elem())
-	default:
 		return fmt.Errorf("unsupported Go type %s", gt)
 	}
-	if t.records && o.kind != kBytes {
+	o.kind = k
+	w := &wireTypes[k]
+	if t.records && !w.accepts("records") {
 		return keyError("records", "records needs a []byte field, not %s", gt)
 	}
-	if (t.varint || t.uvarint) && o.kind != kVarint && o.kind != kVarlong && o.kind != kUvarint && o.kind != kUvarint32 && o.kind != kArray {
+	if w.resolve != nil {
+		if err := w.resolve(b, o, gt, t, v, flex); err != nil {
+			return err
+		}
+	}
+	if (t.varint && !w.accepts("varint")) || (t.uvarint && !w.accepts("uvarint")) {
 		key, want := "varint", "int32 or int64"
 		if t.uvarint {
 			key, want = "uvarint", "uint32 or int32"
 		}
 		return keyError(key, "%s on %s (it applies to %s, or a slice of them)", key, gt, want)
 	}
+	return nil
+}
+
+func (b *builder) resolveStruct(o *op, gt reflect.Type, _ fieldTag, v int16, flex bool) (err error) {
+	o.sub, err = b.build(infoFor(gt), v, flex)
+	return err
+}
+
+func (b *builder) resolveStructPtr(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+	return b.resolveStruct(o, gt.Elem(), t, v, flex)
+}
+
+func (b *builder) resolveArray(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+	elem := &op{name: o.name, typ: gt.Elem(), compact: o.compact}
+	// Element flags: the wire form of an element follows the
+	// field's varint/uvarint keys; null elements are not a thing.
+	et := fieldTag{varint: t.varint, uvarint: t.uvarint}
+	if err := b.resolveKind(elem, gt.Elem(), et, v, flex); err != nil {
+		return err
+	}
+	if elem.kind == kNullString || elem.kind == kStructPtr {
+		return fmt.Errorf("%s: arrays of nullable elements are not part of the protocol", gt)
+	}
+	o.elem = elem
+	o.elemSize = gt.Elem().Size()
+	o.elemType = runtimeType(gt.Elem())
 	return nil
 }
 

@@ -3,6 +3,8 @@ package kwire
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"unsafe"
 )
@@ -47,6 +49,15 @@ type wireType struct {
 	name     string
 	wireName func(o *op) string
 	fixed    int // wire size of a fixed-width type, 0 for the others
+	// goType tells the Go types the wire type is for. Among wire types
+	// of one Go type, key (varint, uvarint) picks the one that has it,
+	// "" the one for a field without either. keys are the field keys
+	// the type accepts that others refuse.
+	goType func(gt reflect.Type) bool
+	key    string
+	keys   []string
+	// resolve completes a container's op: its plan or its element.
+	resolve func(b *builder, o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error
 	// canBeNull: the Go type can hold null; lengthPrefixed: the value
 	// is written after a length, which compact makes a uvarint.
 	canBeNull, lengthPrefixed bool
@@ -117,6 +128,13 @@ func init() {
 			return classic
 		}
 	}
+	is := func(k reflect.Kind) func(reflect.Type) bool {
+		return func(gt reflect.Type) bool { return gt.Kind() == k }
+	}
+	pointerTo := func(k reflect.Kind) func(reflect.Type) bool {
+		return func(gt reflect.Type) bool { return gt.Kind() == reflect.Pointer && gt.Elem().Kind() == k }
+	}
+	varint := []string{"varint"}
 	slots8 := func(g *runSlots) *[]slot { return &g.int8s }
 	slots16 := func(g *runSlots) *[]slot { return &g.int16s }
 	slots32 := func(g *runSlots) *[]slot { return &g.int32s }
@@ -131,7 +149,7 @@ func init() {
 		}
 		return defaultValue{null: true}, nil
 	}
-	uvarint := wireType{name: "uvarint", minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
+	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
 		parseDefault: unsignedDefault(math.MaxUint32),
 		size:         func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
 		appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
@@ -141,25 +159,25 @@ func init() {
 	}
 
 	wireTypes = [...]wireType{
-		kInt8: {name: "int8", fixed: 1, isZero: zero8, slots: slots8, fillRandom: rand8,
+		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, slots: slots8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
-		kInt16: {name: "int16", fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
+		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
-		kInt32: {name: "int32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32, fillRandom: rand32,
+		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kInt64: {name: "int64", fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64, fillRandom: rand64,
+		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kUint16: {name: "uint16", fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
+		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
-		kUint32: {name: "uint32", fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32, fillRandom: rand32,
+		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kFloat64: {name: "float64", fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
+		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
 			isDefault: func(o *op, fp unsafe.Pointer) bool {
 				f := *(*float64)(fp)
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
@@ -176,7 +194,7 @@ func init() {
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) {
 				*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
 			}},
-		kBool: {name: "bool", fixed: 1, isZero: zero8,
+		kBool: {name: "bool", goType: is(reflect.Bool), fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				if *(*bool)(fp) {
 					return append(b, 1), nil
@@ -200,28 +218,32 @@ func init() {
 			}),
 			slots:      func(g *runSlots) *[]slot { return &g.bools },
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
-		kVarint: {name: "varint", isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
+		kVarint: {name: "varint", goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarint(b, *(*int32)(fp)), nil
 			}},
-		kVarlong: {name: "varlong", isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
+		kVarlong: {name: "varlong", goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
 			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarlong(b, *(*int64)(fp)), nil
 			}},
-		kUvarint:   with(uvarint, func(t *wireType) { t.isDefault = u32Default }),
-		kUvarint32: with(uvarint, func(t *wireType) { t.isDefault = i32Default }),
-		kUUID: {name: "uuid", fixed: 16,
+		kUvarint:   with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Uint32), u32Default }),
+		kUvarint32: with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Int32), i32Default }),
+		kUUID: {name: "uuid",
+			goType: func(gt reflect.Type) bool {
+				return gt.Kind() == reflect.Array && (gt == uuidType || (gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8))
+			},
+			fixed:      16,
 			appendTo:   func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
 			isDefault:  func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
 			isZero:     func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
 			slots:      func(g *runSlots) *[]slot { return &g.uuids },
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
 			describe:   func(_ *op, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
-		kString: {name: "string", lengthPrefixed: true, minWire: minLength(2),
+		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				s := *(*string)(fp)
 				return lengthSize(len(s), o.compact, false) + len(s), nil
@@ -240,7 +262,7 @@ func init() {
 			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
 			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
 			describe:       func(o *op, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
-		kNullString: {name: "nullable_string", canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
+		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
@@ -294,7 +316,9 @@ func init() {
 				}
 				return "null"
 			}},
-		kBytes: {name: "bytes", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
+		kBytes: {name: "bytes", keys: []string{"records"},
+			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() == reflect.Uint8 },
+			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
 			parseDefault: onlyNull, describe: describeBytes,
 			wireName: func(o *op) string {
 				switch {
@@ -343,7 +367,9 @@ func init() {
 				}
 				return bs != nil && len(bs) == 0
 			}},
-		kArray: {name: "array", canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
+		kArray: {name: "array", keys: []string{"varint", "uvarint"}, resolve: (*builder).resolveArray,
+			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() != reflect.Uint8 },
+			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
 			trace: (*tracer).array,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
@@ -356,7 +382,7 @@ func init() {
 				}
 				return h.len == 0
 			}},
-		kStruct: {name: "struct",
+		kStruct: {name: "struct", goType: is(reflect.Struct), resolve: (*builder).resolveStruct,
 			size:           func(o *op, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
 			appendTo:       func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
 			isDefault:      func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
@@ -369,7 +395,8 @@ func init() {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
 			trace: (*tracer).structValue},
-		kStructPtr: {name: "nullable struct", canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
+		kStructPtr: {name: "nullable struct", goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
+			canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			trace: (*tracer).nullableStruct,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
@@ -518,6 +545,34 @@ func isDefault(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isDefau
 // isZero reports whether the value at fp is Go's zero value (for a nested
 // struct: every field unset).
 func isZero(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
+
+// kindOf is the wire type of a field of Go type gt with tag t.
+func kindOf(gt reflect.Type, t fieldTag) (kind, bool) {
+	key := ""
+	switch {
+	case t.varint:
+		key = "varint"
+	case t.uvarint:
+		key = "uvarint"
+	}
+	found, ok := kind(0), false
+	for k := range wireTypes {
+		w := &wireTypes[k]
+		if w.goType == nil || !w.goType(gt) {
+			continue
+		}
+		if w.key == key {
+			return kind(k), true
+		}
+		if w.key == "" {
+			found, ok = kind(k), true
+		}
+	}
+	return found, ok
+}
+
+// accepts reports whether a field of this wire type may carry the key.
+func (w *wireType) accepts(key string) bool { return slices.Contains(w.keys, key) }
 
 // minWire is the fewest bytes one value of this op takes on the wire.
 func (o *op) minWire() int {
