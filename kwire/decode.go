@@ -220,28 +220,28 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				goto slow
 			}
 			b := unsafe.Pointer(unsafe.SliceData(src[off:]))
-			for _, s := range in.fixedRun() {
-				from, to := unsafe.Add(b, s.at), unsafe.Add(p, s.off)
-				switch s.width {
-				case 4:
-					*(*uint32)(to) = get32(from)
-				case 2:
-					*(*uint16)(to) = binary.BigEndian.Uint16((*[2]byte)(from)[:])
-				case 8:
-					*(*uint64)(to) = binary.BigEndian.Uint64((*[8]byte)(from)[:])
-				case 1:
-					v := *(*uint8)(from)
-					if s.boolean {
-						if v > 1 && d.exact {
-							goto slow
-						}
-						*(*bool)(to) = v != 0
-						continue
+			run, j := in.fixedRun(), 0 // widest first (compileOp)
+			for ; j < len(run) && run[j].width == 16; j++ {
+				*(*UUID)(unsafe.Add(p, run[j].off)) = *(*UUID)(unsafe.Add(b, run[j].at))
+			}
+			for ; j < len(run) && run[j].width == 8; j++ {
+				*(*uint64)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint64((*[8]byte)(unsafe.Add(b, run[j].at))[:])
+			}
+			for ; j < len(run) && run[j].width == 4; j++ {
+				*(*uint32)(unsafe.Add(p, run[j].off)) = get32(unsafe.Add(b, run[j].at))
+			}
+			for ; j < len(run) && run[j].width == 2; j++ {
+				*(*uint16)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint16((*[2]byte)(unsafe.Add(b, run[j].at))[:])
+			}
+			for ; j < len(run); j++ {
+				v := *(*uint8)(unsafe.Add(b, run[j].at))
+				if run[j].boolean {
+					if v > 1 && d.exact {
+						goto slow
 					}
-					*(*uint8)(to) = v
-				default:
-					*(*UUID)(to) = *(*UUID)(from)
+					v = min(v, 1)
 				}
+				*(*uint8)(unsafe.Add(p, run[j].off)) = v
 			}
 			off += int(in.n)
 		case cInt32:
@@ -263,8 +263,13 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				off = next
 				continue
 			}
-			if len(d.strArena) < n {
-				goto slow // a new chunk
+			if len(d.strArena) < n { // a new chunk
+				d.off = next
+				if *(*string)(fp), err = d.str(n); err != nil {
+					return within(err, pl.hot[i].name)
+				}
+				off = d.off
+				continue
 			}
 			buf := d.strArena[:n:n]
 			d.strArena = d.strArena[n:]
@@ -281,8 +286,16 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				off = next
 				continue
 			}
-			if n < 0 || n > len(src)-next || len(d.strPtrs) == 0 || len(d.strArena) < n {
+			if n < 0 || n > len(src)-next {
 				goto slow
+			}
+			if len(d.strPtrs) == 0 || len(d.strArena) < n { // a new chunk
+				d.off = next
+				if *(**string)(fp), err = d.strPtr(n); err != nil {
+					return within(err, pl.hot[i].name)
+				}
+				off = d.off
+				continue
 			}
 			sp := &d.strPtrs[0]
 			d.strPtrs = d.strPtrs[1:]

@@ -2,6 +2,7 @@ package kwire
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -124,6 +125,9 @@ func compileOp(o *op) instr {
 		for i, f := range o.run {
 			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize()), boolean: f.kind == kBool}
 		}
+		// Widest first: decode copies each width in a loop of its own.
+		// Encode places each slot by at, so the order is free.
+		slices.SortStableFunc(run, func(a, b fixedSlot) int { return int(b.width) - int(a.width) })
 		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(&run[0])
 	case kInt8:
 		in.code = cInt8
