@@ -761,7 +761,7 @@ func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 			d.off = end
 		}
 		if unknown != nil {
-			if err := d.keepTag(unknown, tag, d.src[start:end]); err != nil {
+			if err := d.keepTag(unknown, tag, d.src[start:end], count-i); err != nil {
 				return err
 			}
 		}
@@ -827,8 +827,11 @@ func (d *decoder) taggedValue(o *op, end int, read func() error) error {
 	return nil
 }
 
-// keepTag appends a tagged field's raw bytes to unknown.
-func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte) error {
+// keepTag appends a tagged field's raw bytes to unknown. left is how many
+// fields the section still holds, this one included, which tagCount has
+// held to what the bytes left can carry: the list takes room for them all
+// at once (one field, the usual case, costs one 32-byte entry).
+func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uint32) error {
 	if unknown.fields == nil {
 		if err := d.charge(int(unsafe.Sizeof([]TaggedField(nil)))); err != nil {
 			return err
@@ -837,7 +840,7 @@ func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte) error {
 	}
 	list := unknown.fields
 	if len(*list) == cap(*list) {
-		grown := max(2, 2*cap(*list))
+		grown := len(*list) + int(left)
 		if err := d.charge(grown * int(unsafe.Sizeof(TaggedField{}))); err != nil {
 			return err
 		}

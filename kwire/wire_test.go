@@ -1,9 +1,11 @@
 package kwire_test
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -354,4 +356,31 @@ func TestVersionRangeParse(t *testing.T) {
 		_, err := kwire.ParseVersionRange(bad)
 		assert.Error(t, err, bad)
 	}
+}
+
+// Unknown tags cost what they hold: one takes its list's header and one
+// 32-byte entry, and a section of many takes one list of 32-byte entries
+// (rounded up to the allocator's 8 KiB page), never regrown.
+func TestUnknownTagsAllocation(t *testing.T) {
+	allocated := func(in []byte) uint64 {
+		var m tagged
+		require.NoError(t, kwire.Unmarshal(in, &m, 1)) // the plan is built once
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		require.NoError(t, kwire.Unmarshal(in, &m, 1))
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	one := allocated(mustHex(t, "00000001 01 03 00"))
+	assert.LessOrEqual(t, one, uint64(24+32), "one empty unknown tag")
+
+	const n = 10_000
+	in := binary.AppendUvarint(mustHex(t, "00000001"), n)
+	for tag := range n {
+		in = binary.AppendUvarint(in, uint64(100+tag))
+		in = append(in, 0)
+	}
+	many := allocated(in)
+	assert.LessOrEqual(t, many, uint64(32*n+8192+24), "%d empty unknown tags in %d bytes", n, len(in))
+	t.Logf("one empty unknown tag: %d bytes; %d: %d bytes for %d input bytes (%.1f×)", one, n, many, len(in), float64(many)/float64(len(in)))
 }
