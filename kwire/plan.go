@@ -525,7 +525,7 @@ func fuseFixedRuns(fields []op) []op {
 // setElemMinWire records, for arrays (and arrays of arrays), the smallest
 // wire size of an element, which bounds the lengths decode accepts.
 func setElemMinWire(o *op) {
-	for ; o != nil && o.kind == kArray; o = o.elem {
+	for ; o != nil && o.elem != nil; o = o.elem {
 		o.elemMinWire = int32(o.elem.minWire())
 	}
 }

@@ -37,12 +37,22 @@ const (
 
 // wireType is the one home of what kwire does with one wire type (kind):
 // every consumer that used to switch on the kind looks its entry up here,
-// so that a new wire type is one entry, as protobuf-go's pointerCoderFuncs
-// are. Each function takes the op and the address of the value.
+// as protobuf-go's pointerCoderFuncs are. Each function takes the op and
+// the address of the value.
 //
-// The compiled programs (program.go) keep their own short cases for the
-// common forms: they are the fast path over these entries, held to the
-// same bytes by the property and interop tests.
+// A new wire type is a kind constant above and an entry in init below:
+// the Go types and keys that pick it (goType, key, keys), resolve for a
+// container, its size and bytes, default and zero tests, default
+// parsing and storing, minimum wire size, both fillers, and the tracer's
+// name and view. One consumer still keys on the kind outside this file:
+// decodeValue (decode.go) needs the type's case until decoding runs on
+// compiled programs too.
+//
+// The fast paths keep their own short cases for the common forms and
+// fall back to these entries for the rest: the compiled programs
+// (program.go: instructions and flat default checks), encodeArray's
+// loops over int32, int64 and struct elements, and decodeValue. They are
+// held to the same bytes by the property and interop tests.
 type wireType struct {
 	// name is the wire type as Schema's Field.Wire, the tracer and errors
 	// spell it; wireName, when set, refines it by the op's flags.
