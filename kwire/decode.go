@@ -21,7 +21,7 @@ type decoder struct {
 	lastInt32Chunk int      // size of the last []int32 chunk: they double
 	// Backing for arrays of structs: one slab per element type met, the
 	// first few inline (a message rarely has more element types).
-	structs     [6]slab
+	structs     [4]slab
 	moreStructs []slab
 	// slack is the bytes of slab room allocated and not handed out
 	// (abandoned room included): never more than one byte for every
@@ -925,6 +925,14 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 	sl := d.slabOf(o.elem.sub)
 	size := int(o.elemSize)
 	sl.used += n
+	if sl.used == n {
+		// The first array of this type: exactly its room (the count
+		// below would be 0, as no earlier array asks for a spare).
+		if err := d.charge(n * size); err != nil {
+			return nil, err
+		}
+		return newArray(o, h, n), nil
+	}
 	if sl.left >= n {
 		p := sl.data
 		sl.left -= n

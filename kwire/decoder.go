@@ -34,8 +34,10 @@ type Decoder struct {
 	Exact bool
 }
 
-func (dc Decoder) reader(src []byte) decoder {
-	return decoder{src: src, limited: dc.MaxAlloc > 0, budget: dc.MaxAlloc, exact: dc.Exact}
+// start readies d, a zero decoder, to read src. (Filling a zero value in
+// place, rather than returning one, spares copying the whole decoder.)
+func (dc Decoder) start(d *decoder, src []byte) {
+	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
 }
 
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
@@ -61,7 +63,8 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		p = rv.UnsafePointer()
 	}
 	pl.reset(p)
-	d := dc.reader(data)
+	var d decoder
+	dc.start(&d, data)
 	if err := d.decodeStruct(pl, p); err != nil {
 		resetAll(pl, p)
 		return publicError("unmarshal", pl.typ.String(), err)
@@ -103,7 +106,8 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 		}
 	}
 	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
-	d := dc.reader(rest)
+	var d decoder
+	dc.start(&d, rest)
 	d.off = 4
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
@@ -142,7 +146,8 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
 	}
 	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
-	d := dc.reader(rest)
+	var d decoder
+	dc.start(&d, rest)
 	d.off = 4
 	if h.Version >= 1 {
 		tags, err := d.readUnknownTags()
