@@ -148,6 +148,18 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 // strPtr returns a pointer to the next n bytes as a string, the string
 // header carved from a chunk as the bytes are.
 func (d *decoder) strPtr(n int) (*string, error) {
+	if len(d.strPtrs) == 0 && d.lastPtrChunk == 0 && d.lastStrChunk == 0 && n > 0 {
+		// The first *string of a message with the first string chunk:
+		// one allocation, of the room the two would take apart.
+		size := max(n, min(d.remaining(), 64))
+		if size <= 64 && d.remaining() >= 1 {
+			if err := d.charge(2*int(unsafe.Sizeof("")) + size); err != nil {
+				return nil, err
+			}
+			d.strPtrs, d.strArena = firstStrings(size)
+			d.lastPtrChunk, d.lastStrChunk = 2, 64
+		}
+	}
 	if len(d.strPtrs) == 0 {
 		d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
 		count := min(d.lastPtrChunk, d.remaining()+1)
@@ -161,6 +173,37 @@ func (d *decoder) strPtr(n int) (*string, error) {
 	var err error
 	*sp, err = d.str(n)
 	return sp, err
+}
+
+// firstStrings allocates two *string targets and a string chunk of size
+// bytes (1 to 64) as one object, the chunk rounded up to 16 bytes as Go's
+// size classes would round it alone.
+func firstStrings(size int) ([]string, []byte) {
+	switch (size + 15) / 16 {
+	case 1:
+		c := new(struct {
+			p [2]string
+			b [16]byte
+		})
+		return c.p[:], c.b[:size]
+	case 2:
+		c := new(struct {
+			p [2]string
+			b [32]byte
+		})
+		return c.p[:], c.b[:size]
+	case 3:
+		c := new(struct {
+			p [2]string
+			b [48]byte
+		})
+		return c.p[:], c.b[:size]
+	}
+	c := new(struct {
+		p [2]string
+		b [64]byte
+	})
+	return c.p[:], c.b[:size]
 }
 
 // str returns the next n bytes as a string from the arena.
