@@ -55,3 +55,22 @@ func TestLayoutTaggedFields(t *testing.T) {
 	_, err = kwire.TraceRequest(bad, func(int16, int16) (any, error) { return new(Heartbeat), nil })
 	assert.ErrorIs(t, err, kwire.ErrBadTag)
 }
+
+// TestLayoutArrayNames: arrays of leaves are named by the wire type as
+// Kafka's schemas spell it, arrays of structs by the field.
+func TestLayoutArrayNames(t *testing.T) {
+	type part struct {
+		ID int32 `kafka:"v=0+"`
+	}
+	type dirs struct {
+		_     struct{}     `kafka:"api=1001,versions=0,flexible=0+"`
+		Dirs  []kwire.UUID `kafka:"v=0+"`
+		Parts []part       `kafka:"v=0+"`
+	}
+	_, tree, err := kwire.LayoutRequest(&dirs{Dirs: []kwire.UUID{{}}, Parts: []part{{ID: 7}}}, 0, 1, nil)
+	require.NoError(t, err)
+	text := tree.Format()
+	assert.Contains(t, text, "+-- Dirs []uuid = 1 element")
+	assert.Contains(t, text, "+-- uuid[0] uuid = 00000000-0000-0000-0000-000000000000")
+	assert.Contains(t, text, "+-- Parts[0] part = struct")
+}

@@ -289,7 +289,13 @@ func (t *tracer) nullableStruct(parent *Node, o *op, name string) error {
 }
 
 func (t *tracer) array(parent *Node, o *op, name string) error {
-	n := t.open(name, goTypeName(o.typ))
+	// Containers are labelled by the field and their Go type, leaves by
+	// their wire type as Kafka's schemas spell it ([]uuid, uuid[0]).
+	typ, elemName := goTypeName(o.typ), name
+	if wireTypes[o.elem.kind].trace == nil {
+		typ, elemName = "[]"+o.elem.wireTypeName(), o.elem.wireTypeName()
+	}
+	n := t.open(name, typ)
 	start := t.d.off
 	count, err := t.d.arrayLength(o)
 	if err != nil {
@@ -307,11 +313,6 @@ func (t *tracer) array(parent *Node, o *op, name string) error {
 		n.Value = "1 element"
 	default:
 		n.Value = fmt.Sprintf("%d elements", count)
-	}
-	// Containers are labelled by the field, leaves by their Go type.
-	elemName := goTypeName(o.typ.Elem())
-	if wireTypes[o.elem.kind].trace != nil {
-		elemName = name
 	}
 	for i := 0; i < count; i++ {
 		label := fmt.Sprintf("%s[%d]", elemName, i)
