@@ -248,8 +248,12 @@ func (d *decoder) charge(n int) error {
 // included, reads the field again from its start through the general path
 // over its op (decodeOp), so both give the same values and errors.
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
-	if len(pl.flatDefaults.fixed)|len(pl.flatDefaults.other) != 0 {
-		pl.flatDefaults.apply(p)
+	if pl.hasDefaults {
+		pl.defaultStores.apply(p)
+		for i := range pl.flatDefaults.other {
+			o := &pl.flatDefaults.other[i]
+			wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
+		}
 	}
 	src, off := d.src, d.off
 	var err error

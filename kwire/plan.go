@@ -106,6 +106,10 @@ type plan struct {
 	absentChecksFlat bool
 	skipAbsent       bool // no absent field needs a check
 	tail             tail
+	// defaultStores is flatDefaults.fixed compiled for decodeStruct;
+	// hasDefaults says there is anything in flatDefaults at all.
+	defaultStores defaultStores
+	hasDefaults   bool
 }
 
 // typeInfo is what kwire knows of one struct type, for every version.

@@ -115,6 +115,80 @@ func compileProgram(pl *plan) {
 		}
 	}
 	pl.skipAbsent = pl.absentChecksFlat && len(pl.absentChecks) == 0
+	pl.defaultStores = compileStores(pl.flatDefaults.fixed)
+	pl.hasDefaults = len(pl.flatDefaults.fixed) != 0 || len(pl.flatDefaults.other) != 0
+}
+
+// defaultStores is a plan's fixed-width defaults (flatDefaults.fixed) as
+// decodeStruct stores them: a loop per width, no switch per store, and
+// two 4-byte stores into one aligned 8-byte word merged into one.
+type defaultStores struct {
+	w8, w4, w2, w1 []defaultStore
+}
+
+type defaultStore struct {
+	off  uintptr
+	bits uint64
+}
+
+func compileStores(fixed []fixedDefault) defaultStores {
+	var ds defaultStores
+	words := map[uintptr]*[8]byte{} // 8-byte words holding 4-byte defaults
+	var wordOffs []uintptr
+	for _, f := range fixed {
+		switch f.size {
+		case 8:
+			ds.w8 = append(ds.w8, defaultStore{f.off, f.bits})
+		case 4:
+			at := f.off &^ 7
+			w := words[at]
+			if w == nil {
+				w = new([8]byte)
+				words[at] = w
+				wordOffs = append(wordOffs, at)
+			}
+			*(*uint32)(unsafe.Pointer(&w[f.off-at])) = uint32(f.bits)
+		case 2:
+			ds.w2 = append(ds.w2, defaultStore{f.off, f.bits})
+		case 1:
+			ds.w1 = append(ds.w1, defaultStore{f.off, f.bits})
+		}
+	}
+	for _, at := range wordOffs {
+		w := words[at]
+		halves := 0
+		for _, f := range fixed {
+			if f.size == 4 && f.off&^7 == at {
+				halves++
+			}
+		}
+		if halves == 2 {
+			ds.w8 = append(ds.w8, defaultStore{at, *(*uint64)(unsafe.Pointer(w))})
+			continue
+		}
+		for _, f := range fixed {
+			if f.size == 4 && f.off&^7 == at {
+				ds.w4 = append(ds.w4, defaultStore{f.off, f.bits})
+			}
+		}
+	}
+	return ds
+}
+
+// apply stores the defaults into the struct at p.
+func (ds *defaultStores) apply(p unsafe.Pointer) {
+	for _, s := range ds.w8 {
+		*(*uint64)(unsafe.Add(p, s.off)) = s.bits
+	}
+	for _, s := range ds.w4 {
+		*(*uint32)(unsafe.Add(p, s.off)) = uint32(s.bits)
+	}
+	for _, s := range ds.w2 {
+		*(*uint16)(unsafe.Add(p, s.off)) = uint16(s.bits)
+	}
+	for _, s := range ds.w1 {
+		*(*uint8)(unsafe.Add(p, s.off)) = uint8(s.bits)
+	}
 }
 
 func compileOp(o *op) instr {

@@ -277,3 +277,46 @@ func TestEncodeErrorPaths(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// pairs has 4-byte defaults that share 8-byte words and one that does not.
+type pairs struct {
+	_ struct{} `kafka:"versions=0,flexible=0+"`
+	A int32    `kafka:"v=0+,tag=0,tagged=0+,default=-1"`
+	B int32    `kafka:"v=0+,tag=1,tagged=0+,default=7"`
+	C int64    `kafka:"v=0+,tag=2,tagged=0+,default=-2"`
+	D int32    `kafka:"v=0+,tag=3,tagged=0+,default=5"`
+	E int16    `kafka:"v=0+,tag=4,tagged=0+,default=-3"`
+	F bool     `kafka:"v=0+,tag=5,tagged=0+,default=true"`
+	G int32    `kafka:"v=0+,tag=6,tagged=0+"`
+	H int32    `kafka:"v=0+,tag=7,tagged=0+,default=9"`
+}
+
+// The decoder's compiled default stores write what flatDefaults.apply
+// writes, for every type the tests know, merged words included.
+func TestDefaultStoresAgree(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeOf(checked{}), reflect.TypeOf(pairs{})} {
+		for v := int16(0); v <= 1; v++ {
+			pl, err := planFor(typ, v, true)
+			if err != nil {
+				continue
+			}
+			want, got := reflect.New(typ), reflect.New(typ)
+			pl.flatDefaults.apply(want.UnsafePointer())
+			pl.defaultStores.apply(got.UnsafePointer())
+			for i := range pl.flatDefaults.other {
+				o := &pl.flatDefaults.other[i]
+				wireTypes[o.kind].setDefault(o, unsafe.Add(got.UnsafePointer(), o.offset))
+			}
+			if !reflect.DeepEqual(want.Interface(), got.Interface()) {
+				t.Errorf("%v v%d: stores give %+v, flatDefaults %+v", typ, v, got.Elem(), want.Elem())
+			}
+		}
+	}
+	pl, err := planFor(reflect.TypeOf(pairs{}), 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := pl.defaultStores; len(ds.w8) != 2 || len(ds.w4) != 2 {
+		t.Errorf("pairs: %d 8-byte and %d 4-byte stores, want 2 (C, A+B) and 2 (D, H)", len(ds.w8), len(ds.w4))
+	}
+}
