@@ -17,6 +17,8 @@ type decoder struct {
 	strPtrs        []string // backing for *string fields
 	int32s         []int32  // backing for []int32 arrays
 	lastStrChunk   int      // size of the last string chunk: they double
+	strBytes       int      // string chunk bytes allocated so far
+	strHint        int      // string bytes the message's last decode used, 0 if unknown
 	lastPtrChunk   int      // size of the last *string chunk: they double
 	lastInt32Chunk int      // size of the last []int32 chunk: they double
 	// Backing for arrays of structs: one slab per element type met, the
@@ -151,13 +153,18 @@ func (d *decoder) strPtr(n int) (*string, error) {
 	if len(d.strPtrs) == 0 && d.lastPtrChunk == 0 && d.lastStrChunk == 0 && n > 0 {
 		// The first *string of a message with the first string chunk:
 		// one allocation, of the room the two would take apart.
-		size := max(n, min(d.remaining(), 64))
+		want := d.strHint
+		if want == 0 {
+			want = 64
+		}
+		size := max(n, min(d.remaining(), want))
 		if size <= 64 && d.remaining() >= 1 {
 			if err := d.charge(2*int(unsafe.Sizeof("")) + size); err != nil {
 				return nil, err
 			}
 			d.strPtrs, d.strArena = firstStrings(size)
 			d.lastPtrChunk, d.lastStrChunk = 2, 64
+			d.strBytes += size
 		}
 	}
 	if len(d.strPtrs) == 0 {
@@ -174,6 +181,10 @@ func (d *decoder) strPtr(n int) (*string, error) {
 	*sp, err = d.str(n)
 	return sp, err
 }
+
+// stringsUsed is the string bytes the decode handed out, which
+// becomes the plan's hint for sizing the next message's first chunk.
+func (d *decoder) stringsUsed() int { return d.strBytes - len(d.strArena) }
 
 // firstStrings allocates two *string targets and a string chunk of size
 // bytes (1 to 64) as one object, the chunk rounded up to 16 bytes as Go's
@@ -213,13 +224,20 @@ func (d *decoder) str(n int) (string, error) {
 	}
 	if len(d.strArena) < n {
 		// Chunks start small and double, so a message with one short
-		// string (next to, say, records) pays for that string only.
+		// string (next to, say, records) pays for that string only; the
+		// first takes what the last message of this type used, when
+		// known.
 		d.lastStrChunk = min(max(2*d.lastStrChunk, 64), strChunk)
-		size := max(n, min(d.remaining(), d.lastStrChunk))
+		want := d.lastStrChunk
+		if d.strBytes == 0 && d.strHint > 0 {
+			want = d.strHint
+		}
+		size := max(n, min(d.remaining(), want))
 		if err := d.charge(size); err != nil {
 			return "", err
 		}
 		d.strArena = make([]byte, size)
+		d.strBytes += size
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
@@ -232,8 +250,12 @@ func (d *decoder) str(n int) (string, error) {
 // before they are allocated.
 func (d *decoder) charge(n int) error {
 	if !d.limited {
-		return nil
+		return nil // inlined: most decodes have no budget
 	}
+	return d.chargeBudget(n)
+}
+
+func (d *decoder) chargeBudget(n int) error {
 	if n > d.budget {
 		return newFieldError(ErrTooLarge, d.off, "decoding needs more than the %d bytes left of the allocation budget", d.budget)
 	}

@@ -40,6 +40,19 @@ func (dc Decoder) start(d *decoder, src []byte) {
 	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
 }
 
+// decodeBody resets the message at p and decodes it with pl, the string
+// chunks sized by what the last message of its type used.
+func (d *decoder) decodeBody(pl *plan, p unsafe.Pointer) error {
+	pl.reset(p)
+	d.strHint = int(pl.strHint.Load())
+	if err := d.decodeStruct(pl, p); err != nil {
+		resetAll(pl, p)
+		return err
+	}
+	pl.noteStrings(d.stringsUsed())
+	return nil
+}
+
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
 // is reset first. Fields the version lacks, and tagged fields that are not
 // sent, get their schema defaults. Bytes left over are an error (msg
@@ -62,11 +75,9 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		rememberRootPlan(rv.Type(), version, pl)
 		p = rv.UnsafePointer()
 	}
-	pl.reset(p)
 	var d decoder
 	dc.start(&d, data)
-	if err := d.decodeStruct(pl, p); err != nil {
-		resetAll(pl, p)
+	if err := d.decodeBody(pl, p); err != nil {
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
 	if d.off != len(data) {
@@ -109,14 +120,13 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	var d decoder
 	dc.start(&d, rest)
 	d.off = 4
+	d.strHint = int(pl.strHint.Load()) // the client id shares the body's first chunk
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
 	}
 	// The body is read by the same decoder, so header and body strings
 	// share arena chunks; offsets count from after the size prefix.
-	pl.reset(p)
-	if err := d.decodeStruct(pl, p); err != nil {
-		resetAll(pl, p)
+	if err := d.decodeBody(pl, p); err != nil {
 		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {
@@ -156,9 +166,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 		}
 		h.UnknownTags = tags
 	}
-	pl.reset(p)
-	if err := d.decodeStruct(pl, p); err != nil {
-		resetAll(pl, p)
+	if err := d.decodeBody(pl, p); err != nil {
 		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {

@@ -110,6 +110,21 @@ type plan struct {
 	// hasDefaults says there is anything in flatDefaults at all.
 	defaultStores defaultStores
 	hasDefaults   bool
+	// strHint is the string bytes the last decode of this message used
+	// (at most strChunk): the size of the next decode's first string
+	// chunk, so that a message with one short string gets a chunk of
+	// its size and one with many gets a single chunk.
+	strHint atomic.Int32
+}
+
+// noteStrings records that a decode of this message used n string bytes.
+// It writes only on a change, so decoders on many cores do not contend
+// for the plan's cache line.
+func (pl *plan) noteStrings(n int) {
+	n = min(n, strChunk)
+	if n > 0 && int(pl.strHint.Load()) != n {
+		pl.strHint.Store(int32(n))
+	}
 }
 
 // typeInfo is what kwire knows of one struct type, for every version.
