@@ -487,7 +487,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			} else {
 				n, next = classicLength(src, off, 4)
 			}
-			if n < 0 || n > len(src)-next || !pl.hot[i].records {
+			if n < 0 || n > len(src)-next || in.count == 0 {
 				goto slow // null, too long, a copy to allocate
 			}
 			*(*[]byte)(fp) = src[next : next+n : next+n] // records may alias the input
@@ -567,6 +567,17 @@ func compactLength(src []byte, off int) (n, next int) {
 // does not take (truncated, more than 32 bits, overlong), which the
 // general path refuses or reads as the decoder's mode says.
 func compactLengthLong(src []byte, off int) (n, next int) {
+	if len(src)-off >= 3 { // the lengths of records: up to 2 MiB in 3 bytes
+		b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
+		switch {
+		case b0 < 0x80:
+			return int(b0) - 1, off + 1
+		case b1 < 0x80 && b1 != 0:
+			return int(b0&0x7f|b1<<7) - 1, off + 2
+		case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
+			return int(b0&0x7f|(b1&0x7f)<<7|b2<<14) - 1, off + 3
+		}
+	}
 	var v uint32
 	for shift := uint(0); shift < 35 && off < len(src); shift += 7 {
 		c := src[off]

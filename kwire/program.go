@@ -45,7 +45,7 @@ const (
 type instr struct {
 	code     code
 	nullable bool           // bytes and arrays: nil is written as null
-	count    uint16         // cFixedRun: fields
+	count    uint16         // cFixedRun: fields; cBytes*: 1 for records (decode aliases the input)
 	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
 	off      uintptr        // of the field in its struct
 	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedSlot (cFixedRun: count of them)
@@ -221,6 +221,9 @@ func compileOp(o *op) instr {
 		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
 	case kBytes:
 		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
+		if o.records {
+			in.count = 1
+		}
 	case kArray:
 		switch o.elem.kind {
 		case kStruct:

@@ -320,3 +320,35 @@ func TestDefaultStoresAgree(t *testing.T) {
 		t.Errorf("pairs: %d 8-byte and %d 4-byte stores, want 2 (C, A+B) and 2 (D, H)", len(ds.w8), len(ds.w4))
 	}
 }
+
+// compactLengthLong reads every length the decoder's exact varint reader
+// takes, as it reads it, and leaves the rest (-2) to the general path.
+func TestCompactLengthLongAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	interesting := []byte{0x00, 0x01, 0x0f, 0x10, 0x7f, 0x80, 0x81, 0xff}
+	for i := 0; i < 200000; i++ {
+		b := make([]byte, r.Intn(7))
+		for j := range b {
+			if r.Intn(2) == 0 {
+				b[j] = interesting[r.Intn(len(interesting))]
+			} else {
+				b[j] = byte(r.Intn(256))
+			}
+		}
+		off := 0
+		if len(b) > 0 {
+			off = r.Intn(len(b))
+		}
+		n, next := compactLengthLong(b, off)
+		d := decoder{src: b, off: off, exact: true}
+		u, err := d.readUvarint()
+		switch {
+		case n == -2:
+			if err == nil {
+				t.Fatalf("%x at %d: refused, the decoder reads %d", b, off, u)
+			}
+		case err != nil || n != int(u)-1 || next != d.off:
+			t.Fatalf("%x at %d: %d, next %d; the decoder: %d, next %d, %v", b, off, n, next, int(u)-1, d.off, err)
+		}
+	}
+}
