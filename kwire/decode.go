@@ -289,17 +289,19 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				goto slow
 			}
 			b := unsafe.Pointer(unsafe.SliceData(src[off:]))
-			run, j := in.fixedRun(), 0 // widest first (compileOp)
-			for ; j < len(run) && run[j].width == 16; j++ {
+			rc := (*fixedRunCode)(in.ref)
+			run := rc.slots
+			j, end := 0, rc.n16
+			for ; j < end; j++ {
 				*(*UUID)(unsafe.Add(p, run[j].off)) = *(*UUID)(unsafe.Add(b, run[j].at))
 			}
-			for ; j < len(run) && run[j].width == 8; j++ {
+			for end += rc.n8; j < end; j++ {
 				*(*uint64)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint64((*[8]byte)(unsafe.Add(b, run[j].at))[:])
 			}
-			for ; j < len(run) && run[j].width == 4; j++ {
+			for end += rc.n4; j < end; j++ {
 				*(*uint32)(unsafe.Add(p, run[j].off)) = get32(unsafe.Add(b, run[j].at))
 			}
-			for ; j < len(run) && run[j].width == 2; j++ {
+			for end += rc.n2; j < end; j++ {
 				*(*uint16)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint16((*[2]byte)(unsafe.Add(b, run[j].at))[:])
 			}
 			for ; j < len(run); j++ {

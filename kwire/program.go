@@ -48,14 +48,21 @@ type instr struct {
 	count    uint16         // cFixedRun: fields; cBytes*: 1 for records (decode aliases the input)
 	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
 	off      uintptr        // of the field in its struct
-	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedSlot (cFixedRun: count of them)
+	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedRunCode (cFixedRun)
 }
 
 func (in *instr) plan() *plan { return (*plan)(in.ref) }
 
-// fixedRun is the fields of a cFixedRun in wire order.
-func (in *instr) fixedRun() []fixedSlot {
-	return unsafe.Slice((*fixedSlot)(in.ref), in.count)
+// fixedRun is the fields of a cFixedRun, widest first.
+func (in *instr) fixedRun() []fixedSlot { return (*fixedRunCode)(in.ref).slots }
+
+// fixedRunCode is a cFixedRun's fields, widest first, and how many there
+// are of each width (the rest are one byte), so that decode copies each
+// width in a loop of its own with no test of the width. Encode places
+// each field by its at, so the order is free.
+type fixedRunCode struct {
+	slots           []fixedSlot
+	n16, n8, n4, n2 int
 }
 
 // fixedSlot places one field of a fixed run: at off in the struct, at at
@@ -199,10 +206,21 @@ func compileOp(o *op) instr {
 		for i, f := range o.run {
 			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize()), boolean: f.kind == kBool}
 		}
-		// Widest first: decode copies each width in a loop of its own.
-		// Encode places each slot by at, so the order is free.
 		slices.SortStableFunc(run, func(a, b fixedSlot) int { return int(b.width) - int(a.width) })
-		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(&run[0])
+		rc := &fixedRunCode{slots: run}
+		for _, f := range run {
+			switch f.width {
+			case 16:
+				rc.n16++
+			case 8:
+				rc.n8++
+			case 4:
+				rc.n4++
+			case 2:
+				rc.n2++
+			}
+		}
+		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(rc)
 	case kInt8:
 		in.code = cInt8
 	case kBool:
