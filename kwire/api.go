@@ -24,19 +24,29 @@ func Append(dst []byte, msg any, version int16) ([]byte, error) {
 	if pl, p := cachedRootPlan(msg, version); pl != nil {
 		out, err := encodeStruct(dst, pl, p)
 		if err != nil {
-			return dst, publicError("marshal", pl.typ.String(), err)
+			return dst, marshalError(pl, err)
 		}
 		return out, nil
 	}
+	return appendSlow(dst, msg, version)
+}
+
+// appendSlow is Append for a message whose plan is not in hotRoots.
+func appendSlow(dst []byte, msg any, version int16) ([]byte, error) {
 	pl, p, err := messagePlanSlow(msg, version, "marshal")
 	if err != nil {
 		return dst, err
 	}
 	out, err := encodeStruct(dst, pl, p)
 	if err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
+		return dst, marshalError(pl, err)
 	}
 	return out, nil
+}
+
+// marshalError is the *Error an encode of a message of plan pl returns.
+func marshalError(pl *plan, err error) error {
+	return publicError("marshal", pl.typ.String(), err)
 }
 
 // Size is the number of bytes Marshal would produce.

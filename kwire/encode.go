@@ -17,158 +17,446 @@ type sliceHeader struct {
 const maxInt16String = math.MaxInt16
 
 // encodeStruct appends the struct at p as plan pl describes it, running
-// the plan's compiled program (program.go).
+// the plan's compiled program (program.go) up to its end instruction.
+//
+// The loop keeps the buffer's base, length and capacity, the struct and
+// the instruction in registers: its cases write through pointers into
+// room they have checked and make no call (short strings and byte strings
+// are copied inline). Nested structs and arrays of them run in the same
+// loop, their parents kept on a small stack. Everything else (growing,
+// long or null values, the rare forms, structs nested deeper than the
+// stack, errors) goes through the one call to encodeInstr below the
+// switch, so only that path spills and reloads.
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if !pl.skipAbsent && (!pl.absentChecksFlat || !checksPass(pl.absentChecks, p)) {
 		if err := checkAbsent(pl, p); err != nil {
 			return b, err
 		}
 	}
-	var err error
-	prog := pl.enc
-	for i := range prog {
-		in := &prog[i]
+	var stack [encodeDepth]encodeFrame // parents of the struct at p
+	depth := 0
+	base, n, c := unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
+	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
+	for {
 		fp := unsafe.Add(p, in.off)
 		switch in.code {
 		case cFixedRun:
-			n := len(b)
-			if cap(b)-n < int(in.n) {
-				b = slices.Grow(b, int(in.n))
-			}
-			b = b[:n+int(in.n)]
-			putFixedRun(unsafe.Pointer(unsafe.SliceData(b[n:])), in.fixedRun(), p)
-		case cInt32:
-			v := *(*uint32)(fp)
-			b = append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-		case cStringCompact:
-			s := *(*string)(fp)
-			if len(s) < 0x7f {
-				b = append(b, byte(len(s)+1))
-			} else {
-				b = appendUvarint(b, uint32(len(s)+1))
-			}
-			b = append(b, s...)
-		case cStringClassic:
-			s := *(*string)(fp)
-			if len(s) > maxInt16String {
-				if b, err = encodeOp(b, pl, i, fp); err != nil {
-					return b, err
+			if c-n >= int(in.n) {
+				dst := unsafe.Add(base, n)
+				for k := range int(in.count) {
+					s := (*fixedSlot)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(fixedSlot{}))))
+					src, to := unsafe.Add(p, s.off), unsafe.Add(dst, s.at)
+					switch s.width {
+					case 4:
+						put32(to, *(*uint32)(src))
+					case 2:
+						put16(to, *(*uint16)(src))
+					case 8:
+						put64(to, *(*uint64)(src))
+					case 1:
+						*(*uint8)(to) = *(*uint8)(src) // a Go bool is 0 or 1
+					default:
+						*(*UUID)(to) = *(*UUID)(src)
+					}
 				}
+				n += int(in.n)
+				in = nextInstr(in)
 				continue
 			}
-			b = append(b, byte(len(s)>>8), byte(len(s)))
-			b = append(b, s...)
+		case cInt32:
+			if c-n >= 4 {
+				put32(unsafe.Add(base, n), *(*uint32)(fp))
+				n += 4
+				in = nextInstr(in)
+				continue
+			}
+		case cInt16:
+			if c-n >= 2 {
+				put16(unsafe.Add(base, n), *(*uint16)(fp))
+				n += 2
+				in = nextInstr(in)
+				continue
+			}
+		case cInt64:
+			if c-n >= 8 {
+				put64(unsafe.Add(base, n), *(*uint64)(fp))
+				n += 8
+				in = nextInstr(in)
+				continue
+			}
+		case cInt8, cBool:
+			if c-n >= 1 {
+				*(*uint8)(unsafe.Add(base, n)) = *(*uint8)(fp)
+				n++
+				in = nextInstr(in)
+				continue
+			}
+		case cUUID:
+			if c-n >= 16 {
+				*(*UUID)(unsafe.Add(base, n)) = *(*UUID)(fp)
+				n += 16
+				in = nextInstr(in)
+				continue
+			}
+		case cStringCompact:
+			s := *(*string)(fp)
+			if len(s) <= maxInlineCopy && c-n > len(s) {
+				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
+				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				n += 1 + len(s)
+				in = nextInstr(in)
+				continue
+			}
+		case cStringClassic:
+			s := *(*string)(fp)
+			if len(s) <= maxInlineCopy && c-n >= 2+len(s) {
+				put16(unsafe.Add(base, n), uint16(len(s)))
+				copyShort(unsafe.Add(base, n+2), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				n += 2 + len(s)
+				in = nextInstr(in)
+				continue
+			}
 		case cNullStringCompact:
 			sp := *(**string)(fp)
 			if sp == nil {
-				if !in.nullable {
-					return encodeOp(b, pl, i, fp) // the error
+				if in.nullable && c-n >= 1 {
+					*(*uint8)(unsafe.Add(base, n)) = 0
+					n++
+					in = nextInstr(in)
+					continue
 				}
-				b = append(b, 0)
+			} else if s := *sp; len(s) <= maxInlineCopy && c-n > len(s) {
+				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
+				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				n += 1 + len(s)
+				in = nextInstr(in)
 				continue
 			}
-			if len(*sp) < 0x7f {
-				b = append(b, byte(len(*sp)+1))
-			} else {
-				b = appendUvarint(b, uint32(len(*sp)+1))
-			}
-			b = append(b, *sp...)
 		case cNullStringClassic:
 			sp := *(**string)(fp)
-			if sp == nil && in.nullable {
-				b = append(b, 0xff, 0xff)
-				continue
-			}
-			if sp == nil || len(*sp) > maxInt16String {
-				if b, err = encodeOp(b, pl, i, fp); err != nil {
-					return b, err
+			if sp == nil {
+				if in.nullable && c-n >= 2 {
+					put16(unsafe.Add(base, n), 0xffff)
+					n += 2
+					in = nextInstr(in)
+					continue
 				}
+			} else if s := *sp; len(s) <= maxInlineCopy && c-n >= 2+len(s) {
+				put16(unsafe.Add(base, n), uint16(len(s)))
+				copyShort(unsafe.Add(base, n+2), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				n += 2 + len(s)
+				in = nextInstr(in)
 				continue
-			}
-			b = append(b, byte(len(*sp)>>8), byte(len(*sp)))
-			b = append(b, *sp...)
-		case cArrayStructCompact, cArrayStructClassic:
-			h := (*sliceHeader)(fp)
-			if h.data == nil && in.nullable {
-				b = appendNullLength(b, in.code == cArrayStructCompact, true)
-				continue
-			}
-			b = appendArrayLength(b, h.len, in.code == cArrayStructCompact)
-			sub := in.plan()
-			for j := 0; j < h.len; j++ {
-				if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
-					return b, within(withinIndex(err, j), pl.hot[i].name)
-				}
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
 			h := (*sliceHeader)(fp)
-			if h.data == nil && in.nullable {
-				b = appendNullLength(b, in.code == cArrayInt32Compact, true)
-				continue
-			}
-			// One room check for the length (at most 5 bytes) and the
-			// elements; the stores then go through pointers.
-			n := len(b)
-			if cap(b)-n < 5+4*h.len {
-				b = slices.Grow(b, 5+4*h.len)
-			}
-			dst := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n)
-			if in.code == cArrayInt32Classic {
-				put32(dst, uint32(h.len))
-				dst, n = unsafe.Add(dst, 4), n+4
-			} else if h.len < 0x7f {
-				*(*byte)(dst) = byte(h.len + 1)
-				dst, n = unsafe.Add(dst, 1), n+1
-			} else {
-				l := len(appendUvarint(b[n:n], uint32(h.len+1)))
-				dst, n = unsafe.Add(dst, l), n+l
-			}
-			for j := 0; j < h.len; j++ {
-				put32(unsafe.Add(dst, 4*j), *(*uint32)(unsafe.Add(h.data, 4*j)))
-			}
-			b = b[:n+4*h.len]
-		case cArrayStringCompact:
-			h := (*sliceHeader)(fp)
-			if h.data == nil && in.nullable {
-				b = append(b, 0)
-				continue
-			}
-			b = appendArrayLength(b, h.len, true)
-			for _, s := range unsafe.Slice((*string)(h.data), h.len) {
-				if len(s) < 0x7f {
-					b = append(b, byte(len(s)+1))
+			if h.data != nil && h.len < 0x7f && c-n >= 4+4*h.len {
+				m := n
+				if in.code == cArrayInt32Classic {
+					put32(unsafe.Add(base, m), uint32(h.len))
+					m += 4
 				} else {
-					b = appendUvarint(b, uint32(len(s)+1))
+					*(*uint8)(unsafe.Add(base, m)) = byte(h.len + 1)
+					m++
 				}
-				b = append(b, s...)
-			}
-		case cInt16:
-			v := *(*uint16)(fp)
-			b = append(b, byte(v>>8), byte(v))
-		case cInt64:
-			b = appendInt64(b, *(*int64)(fp))
-		case cInt8, cBool:
-			b = append(b, *(*uint8)(fp))
-		case cUUID:
-			b = append(b, (*UUID)(fp)[:]...)
-		case cBytesCompact, cBytesClassic:
-			bs := *(*[]byte)(fp)
-			if bs == nil && in.nullable {
-				b = appendNullLength(b, in.code == cBytesCompact, true)
+				for j := range h.len {
+					put32(unsafe.Add(base, m+4*j), *(*uint32)(unsafe.Add(h.data, 4*j)))
+				}
+				n = m + 4*h.len
+				in = nextInstr(in)
 				continue
 			}
-			b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
-			b = append(b, bs...)
-		case cStruct:
-			if b, err = encodeStruct(b, in.plan(), fp); err != nil {
-				return b, within(err, pl.hot[i].name)
+		case cArrayStringCompact:
+			// Written ahead of n, which moves only if every element fit.
+			h := (*sliceHeader)(fp)
+			if h.data != nil && h.len < 0x7f && c-n > h.len {
+				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
+				m := n + 1
+				for j := range h.len {
+					s := *(*string)(unsafe.Add(h.data, j*int(unsafe.Sizeof(""))))
+					if len(s) > maxInlineCopy || c-m <= len(s) {
+						m = -1
+						break
+					}
+					*(*uint8)(unsafe.Add(base, m)) = byte(len(s) + 1)
+					copyShort(unsafe.Add(base, m+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+					m += 1 + len(s)
+				}
+				if m >= 0 {
+					n = m
+					in = nextInstr(in)
+					continue
+				}
 			}
-		default:
-			if b, err = encodeOp(b, pl, i, fp); err != nil {
-				return b, err
+		case cBytesCompact:
+			bs := *(*[]byte)(fp)
+			if bs != nil && len(bs) <= maxInlineCopy && c-n > len(bs) {
+				*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
+				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+				n += 1 + len(bs)
+				in = nextInstr(in)
+				continue
+			}
+		case cBytesClassic:
+			bs := *(*[]byte)(fp)
+			if bs != nil && len(bs) <= maxInlineCopy && c-n >= 4+len(bs) {
+				put32(unsafe.Add(base, n), uint32(len(bs)))
+				copyShort(unsafe.Add(base, n+4), unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+				n += 4 + len(bs)
+				in = nextInstr(in)
+				continue
+			}
+		case cArrayStructCompact, cArrayStructClassic:
+			h := (*sliceHeader)(fp)
+			if sub := in.plan(); sub.skipAbsent && depth < encodeDepth && h.data != nil && h.len < 0x7f && c-n >= 4 {
+				if in.code == cArrayStructClassic {
+					put32(unsafe.Add(base, n), uint32(h.len))
+					n += 4
+				} else {
+					*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
+					n++
+				}
+				if h.len == 0 {
+					in = nextInstr(in)
+					continue
+				}
+				stack[depth] = encodeFrame{pl: pl, p: p, in: in, left: h.len}
+				depth++
+				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
+				continue
+			}
+		case cStruct:
+			if sub := in.plan(); sub.skipAbsent && depth < encodeDepth {
+				stack[depth] = encodeFrame{pl: pl, p: p, in: in, left: 1}
+				depth++
+				pl, p, in = sub, fp, unsafe.SliceData(sub.enc)
+				continue
+			}
+		case cEndNone:
+			goto end
+		case cEndEmpty:
+			if c-n >= 1 {
+				*(*uint8)(unsafe.Add(base, n)) = 0
+				n++
+				goto end
+			}
+		case cEndUnknown:
+			if (*UnknownTags)(fp).fields == nil && c-n >= 1 {
+				*(*uint8)(unsafe.Add(base, n)) = 0
+				n++
+				goto end
 			}
 		}
+		// The general path: one call site for every case above that did
+		// not fit, and for the codes that have no case. The plan and the
+		// struct come back with the buffer and the next instruction so
+		// that no value of the loop is live across the call.
+		{
+			b, err := unsafe.Slice((*byte)(base), c)[:n], error(nil)
+			if b, pl, p, in, err = encodeInstr(b, pl, p, in); err != nil {
+				return b, encodeStack(stack[:depth]).within(err)
+			}
+			base, n, c = unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
+			if in != nil {
+				continue
+			}
+		}
+	end: // of a struct: the next element, back to the parent, or done
+		if depth == 0 {
+			return unsafe.Slice((*byte)(base), c)[:n], nil
+		}
+		if f := &stack[depth-1]; f.left > 1 {
+			f.left--
+			p, in = unsafe.Add(p, f.in.n), unsafe.SliceData(pl.enc)
+			continue
+		}
+		depth--
+		pl, p, in = stack[depth].pl, stack[depth].p, nextInstr(stack[depth].in)
 	}
+}
+
+// encodeDepth is how many levels of nested structs encodeStruct keeps on
+// its own stack; deeper ones recurse through encodeInstr.
+const encodeDepth = 2
+
+// encodeFrame is a struct encodeStruct will return to: the parent plan,
+// struct and instruction (a struct or an array of structs, whose n is the
+// element stride), and how many elements are left, the current one
+// included.
+type encodeFrame struct {
+	pl   *plan
+	p    unsafe.Pointer
+	in   *instr
+	left int
+}
+
+type encodeStack []encodeFrame
+
+// within adds the path of the stack, innermost last, to err: each
+// parent's field name and, for arrays, the element's index.
+func (s encodeStack) within(err error) error {
+	for k := len(s) - 1; k >= 0; k-- {
+		f := &s[k]
+		if f.in.code != cStruct {
+			h := (*sliceHeader)(unsafe.Add(f.p, f.in.off))
+			err = withinIndex(err, h.len-f.left)
+		}
+		err = within(err, f.pl.hot[f.pl.instrIndex(f.in)].name)
+	}
+	return err
+}
+
+// instrIndex is the index of in, an instruction of pl's program.
+func (pl *plan) instrIndex(in *instr) int {
+	return int((uintptr(unsafe.Pointer(in)) - uintptr(unsafe.Pointer(unsafe.SliceData(pl.enc)))) / unsafe.Sizeof(instr{}))
+}
+
+// maxInlineCopy is the longest string or byte string encodeStruct copies
+// itself; longer ones are worth a call to memmove.
+const maxInlineCopy = 64
+
+func nextInstr(in *instr) *instr {
+	return (*instr)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(instr{})))
+}
+
+// copyShort copies l bytes from src to dst without a call: 16 bytes at a
+// time, the last copy overlapping the one before it rather than reaching
+// past l.
+func copyShort(dst, src unsafe.Pointer, l int) {
+	if l >= 16 {
+		for i := 0; i < l-16; i += 16 {
+			*(*[16]byte)(unsafe.Add(dst, i)) = *(*[16]byte)(unsafe.Add(src, i))
+		}
+		*(*[16]byte)(unsafe.Add(dst, l-16)) = *(*[16]byte)(unsafe.Add(src, l-16))
+		return
+	}
+	if l >= 8 {
+		*(*[8]byte)(dst) = *(*[8]byte)(src)
+		*(*[8]byte)(unsafe.Add(dst, l-8)) = *(*[8]byte)(unsafe.Add(src, l-8))
+		return
+	}
+	for i := range l {
+		*(*byte)(unsafe.Add(dst, i)) = *(*byte)(unsafe.Add(src, i))
+	}
+}
+
+// encodeInstr runs instruction in of pl's program, for the struct at p,
+// by the general path, and returns pl, p and the next instruction (nil
+// after an end instruction) for encodeStruct's loop to go on with.
+func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan, unsafe.Pointer, *instr, error) {
+	var err error
+	if in.code >= cEndNone {
+		b, err = encodeTail(b, pl, p)
+		return b, pl, p, nil, err
+	}
+	b, err = appendInstr(b, pl, p, in)
+	return b, pl, p, nextInstr(in), err
+}
+
+// appendInstr appends instruction in of pl's program, for the struct at
+// p, by the general path: it grows b as needed and handles every form,
+// the rare ones and the errors through the op.
+func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error) {
+	var err error
+	i := pl.instrIndex(in)
+	fp := unsafe.Add(p, in.off)
+	switch in.code {
+	case cFixedRun:
+		n := len(b)
+		b = extend(b, int(in.n))
+		putFixedRun(unsafe.Pointer(unsafe.SliceData(b[n:])), in.fixedRun(), p)
+		return b, nil
+	case cInt32:
+		return binary.BigEndian.AppendUint32(b, *(*uint32)(fp)), nil
+	case cStringCompact:
+		s := *(*string)(fp)
+		return append(appendUvarint(b, uint32(len(s)+1)), s...), nil
+	case cStringClassic:
+		s := *(*string)(fp)
+		if len(s) > maxInt16String {
+			return encodeOp(b, pl, i, fp)
+		}
+		return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...), nil
+	case cNullStringCompact:
+		sp := *(**string)(fp)
+		if sp == nil {
+			if !in.nullable {
+				return encodeOp(b, pl, i, fp) // the error
+			}
+			return append(b, 0), nil
+		}
+		return append(appendUvarint(b, uint32(len(*sp)+1)), *sp...), nil
+	case cNullStringClassic:
+		sp := *(**string)(fp)
+		if sp == nil && in.nullable {
+			return append(b, 0xff, 0xff), nil
+		}
+		if sp == nil || len(*sp) > maxInt16String {
+			return encodeOp(b, pl, i, fp)
+		}
+		return append(binary.BigEndian.AppendUint16(b, uint16(len(*sp))), *sp...), nil
+	case cArrayStructCompact, cArrayStructClassic:
+		h := (*sliceHeader)(fp)
+		if h.data == nil && in.nullable {
+			return appendNullLength(b, in.code == cArrayStructCompact, true), nil
+		}
+		b = appendArrayLength(b, h.len, in.code == cArrayStructCompact)
+		sub := in.plan()
+		for j := 0; j < h.len; j++ {
+			if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
+				return b, within(withinIndex(err, j), pl.hot[i].name)
+			}
+		}
+		return b, nil
+	case cArrayInt32Compact, cArrayInt32Classic:
+		h := (*sliceHeader)(fp)
+		if h.data == nil && in.nullable {
+			return appendNullLength(b, in.code == cArrayInt32Compact, true), nil
+		}
+		b = appendArrayLength(b, h.len, in.code == cArrayInt32Compact)
+		n := len(b)
+		b = extend(b, 4*h.len)
+		for j := 0; j < h.len; j++ {
+			put32(unsafe.Pointer(&b[n+4*j]), *(*uint32)(unsafe.Add(h.data, 4*j)))
+		}
+		return b, nil
+	case cArrayStringCompact:
+		h := (*sliceHeader)(fp)
+		if h.data == nil && in.nullable {
+			return append(b, 0), nil
+		}
+		b = appendArrayLength(b, h.len, true)
+		for _, s := range unsafe.Slice((*string)(h.data), h.len) {
+			b = append(appendUvarint(b, uint32(len(s)+1)), s...)
+		}
+		return b, nil
+	case cInt16:
+		return binary.BigEndian.AppendUint16(b, *(*uint16)(fp)), nil
+	case cInt64:
+		return binary.BigEndian.AppendUint64(b, *(*uint64)(fp)), nil
+	case cInt8, cBool:
+		return append(b, *(*uint8)(fp)), nil
+	case cUUID:
+		return append(b, (*UUID)(fp)[:]...), nil
+	case cBytesCompact, cBytesClassic:
+		bs := *(*[]byte)(fp)
+		if bs == nil && in.nullable {
+			return appendNullLength(b, in.code == cBytesCompact, true), nil
+		}
+		b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
+		return append(b, bs...), nil
+	case cStruct:
+		if b, err = encodeStruct(b, in.plan(), fp); err != nil {
+			return b, within(err, pl.hot[i].name)
+		}
+		return b, nil
+	}
+	return encodeOp(b, pl, i, fp)
+}
+
+// encodeTail writes what follows a struct's fields: the tagged-field
+// section of a flexible version.
+func encodeTail(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	switch pl.tail {
 	case tailNone:
 		return b, nil
@@ -391,4 +679,12 @@ func putFixedRun(dst unsafe.Pointer, run []fixedSlot, p unsafe.Pointer) {
 // put32 stores v big-endian at p, which must have 4 bytes of room.
 func put32(p unsafe.Pointer, v uint32) {
 	binary.BigEndian.PutUint32((*[4]byte)(p)[:], v)
+}
+
+func put16(p unsafe.Pointer, v uint16) {
+	binary.BigEndian.PutUint16((*[2]byte)(p)[:], v)
+}
+
+func put64(p unsafe.Pointer, v uint64) {
+	binary.BigEndian.PutUint64((*[8]byte)(p)[:], v)
 }

@@ -38,6 +38,14 @@ const (
 	cArrayStringCompact
 	cArrayStringClassic
 	cUUID
+
+	// The end of an encode program, past the end of pl.enc: the tail
+	// (see tail, in its order), decided once. Every code from cEndNone on
+	// is an end.
+	cEndNone
+	cEndEmpty
+	cEndUnknown // off is the unknown-tags field's
+	cEndGeneral
 )
 
 // instr is one compiled field: 24 bytes, so a plan's program sits in a
@@ -85,12 +93,9 @@ const (
 )
 
 // compileProgram fills pl.enc from pl.hot, and the flat default checks
-// that let encode and size skip the general per-field tests.
+// that let encode and size skip the general per-field tests. The encoder
+// runs to an end instruction just past pl.enc's length.
 func compileProgram(pl *plan) {
-	pl.enc = make([]instr, len(pl.hot))
-	for i := range pl.hot {
-		pl.enc[i] = compileOp(&pl.hot[i])
-	}
 	switch {
 	case !pl.flexible:
 		pl.tail = tailNone
@@ -101,6 +106,12 @@ func compileProgram(pl *plan) {
 	default:
 		pl.tail = tailGeneral
 	}
+	prog := make([]instr, len(pl.hot)+1)
+	for i := range pl.hot {
+		prog[i] = compileOp(&pl.hot[i])
+	}
+	prog[len(pl.hot)] = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
+	pl.enc = prog[:len(pl.hot)]
 	pl.tagChecksFlat = true
 	for i := range pl.tagged {
 		if !flatChecks(&pl.tagged[i], 0, false, &pl.tagChecks) {
