@@ -42,22 +42,24 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		switch in.code {
 		case cFixedRun:
 			if c-n >= int(in.n) {
+				// The slots are sorted widest first (compileOp): a loop
+				// for each width, no switch per field.
 				dst := unsafe.Add(base, n)
-				for k := range int(in.count) {
-					s := (*fixedSlot)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(fixedSlot{}))))
-					src, to := unsafe.Add(p, s.off), unsafe.Add(dst, s.at)
-					switch s.width {
-					case 4:
-						put32(to, *(*uint32)(src))
-					case 2:
-						put16(to, *(*uint16)(src))
-					case 8:
-						put64(to, *(*uint64)(src))
-					case 1:
-						*(*uint8)(to) = *(*uint8)(src) // a Go bool is 0 or 1
-					default:
-						*(*UUID)(to) = *(*UUID)(src)
-					}
+				s, end := (*fixedSlot)(in.ref), unsafe.Add(in.ref, int(in.count)*int(unsafe.Sizeof(fixedSlot{})))
+				for ; unsafe.Pointer(s) != end && s.width == 16; s = nextSlot(s) {
+					*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
+				}
+				for ; unsafe.Pointer(s) != end && s.width == 8; s = nextSlot(s) {
+					put64(unsafe.Add(dst, s.at), *(*uint64)(unsafe.Add(p, s.off)))
+				}
+				for ; unsafe.Pointer(s) != end && s.width == 4; s = nextSlot(s) {
+					put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
+				}
+				for ; unsafe.Pointer(s) != end && s.width == 2; s = nextSlot(s) {
+					put16(unsafe.Add(dst, s.at), *(*uint16)(unsafe.Add(p, s.off)))
+				}
+				for ; unsafe.Pointer(s) != end; s = nextSlot(s) { // a Go bool is 0 or 1
+					*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
 				}
 				n += int(in.n)
 				in = nextInstr(in)
@@ -150,7 +152,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
 			h := (*sliceHeader)(fp)
-			if h.data != nil && h.len < 0x7f && c-n >= 4+4*h.len {
+			if h.data == nil && in.nullable && c-n >= 4 {
+				n += putNullLength(unsafe.Add(base, n), in.code == cArrayInt32Compact)
+				in = nextInstr(in)
+				continue
+			}
+			if (h.data != nil || !in.nullable) && h.len < 0x7f && c-n >= 4+4*h.len {
 				m := n
 				if in.code == cArrayInt32Classic {
 					put32(unsafe.Add(base, m), uint32(h.len))
@@ -208,7 +215,15 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayStructCompact, cArrayStructClassic:
 			h := (*sliceHeader)(fp)
-			if sub := in.plan(); sub.skipAbsent && depth < encodeDepth && h.data != nil && h.len < 0x7f && c-n >= 4 {
+			if c-n < 4 || h.len >= 0x7f {
+				break
+			}
+			if h.data == nil && in.nullable {
+				n += putNullLength(unsafe.Add(base, n), in.code == cArrayStructCompact)
+				in = nextInstr(in)
+				continue
+			}
+			if sub := in.plan(); h.len == 0 || sub.skipAbsent && depth < encodeDepth {
 				if in.code == cArrayStructClassic {
 					put32(unsafe.Add(base, n), uint32(h.len))
 					n += 4
@@ -245,6 +260,18 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				*(*uint8)(unsafe.Add(base, n)) = 0
 				n++
 				goto end
+			}
+		case cEndChecks:
+			if (!in.nullable || (*UnknownTags)(fp).fields == nil) && c-n >= 1 {
+				k := 0
+				for k < int(in.count) && (*defaultCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(defaultCheck{})))).passes(p) {
+					k++
+				}
+				if k == int(in.count) { // nothing tagged
+					*(*uint8)(unsafe.Add(base, n)) = 0
+					n++
+					goto end
+				}
 			}
 		}
 		// The general path: one call site for every case above that did
@@ -311,12 +338,26 @@ func (pl *plan) instrIndex(in *instr) int {
 	return int((uintptr(unsafe.Pointer(in)) - uintptr(unsafe.Pointer(unsafe.SliceData(pl.enc)))) / unsafe.Sizeof(instr{}))
 }
 
+// putNullLength stores a null array length at dst and returns its size.
+func putNullLength(dst unsafe.Pointer, compact bool) int {
+	if compact {
+		*(*uint8)(dst) = 0
+		return 1
+	}
+	put32(dst, 0xffffffff)
+	return 4
+}
+
 // maxInlineCopy is the longest string or byte string encodeStruct copies
 // itself; longer ones are worth a call to memmove.
 const maxInlineCopy = 64
 
 func nextInstr(in *instr) *instr {
 	return (*instr)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(instr{})))
+}
+
+func nextSlot(s *fixedSlot) *fixedSlot {
+	return (*fixedSlot)(unsafe.Add(unsafe.Pointer(s), unsafe.Sizeof(fixedSlot{})))
 }
 
 // copyShort copies l bytes from src to dst without a call: 16 bytes at a
@@ -345,7 +386,13 @@ func copyShort(dst, src unsafe.Pointer, l int) {
 // after an end instruction) for encodeStruct's loop to go on with.
 func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan, unsafe.Pointer, *instr, error) {
 	var err error
-	if in.code >= cEndNone {
+	switch in.code {
+	case cBytesCompact, cBytesClassic: // records, mostly: one level of call less
+		if bs := *(*[]byte)(unsafe.Add(p, in.off)); bs != nil || !in.nullable {
+			b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
+			return append(b, bs...), pl, p, nextInstr(in), nil
+		}
+	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
 		b, err = encodeTail(b, pl, p)
 		return b, pl, p, nil, err
 	}
@@ -358,7 +405,6 @@ func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan
 // the rare ones and the errors through the op.
 func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error) {
 	var err error
-	i := pl.instrIndex(in)
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
 	case cFixedRun:
@@ -374,14 +420,14 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cStringClassic:
 		s := *(*string)(fp)
 		if len(s) > maxInt16String {
-			return encodeOp(b, pl, i, fp)
+			return encodeOp(b, pl, in, fp)
 		}
 		return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...), nil
 	case cNullStringCompact:
 		sp := *(**string)(fp)
 		if sp == nil {
 			if !in.nullable {
-				return encodeOp(b, pl, i, fp) // the error
+				return encodeOp(b, pl, in, fp) // the error
 			}
 			return append(b, 0), nil
 		}
@@ -392,7 +438,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 			return append(b, 0xff, 0xff), nil
 		}
 		if sp == nil || len(*sp) > maxInt16String {
-			return encodeOp(b, pl, i, fp)
+			return encodeOp(b, pl, in, fp)
 		}
 		return append(binary.BigEndian.AppendUint16(b, uint16(len(*sp))), *sp...), nil
 	case cArrayStructCompact, cArrayStructClassic:
@@ -404,7 +450,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		sub := in.plan()
 		for j := 0; j < h.len; j++ {
 			if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
-				return b, within(withinIndex(err, j), pl.hot[i].name)
+				return b, within(withinIndex(err, j), pl.hot[pl.instrIndex(in)].name)
 			}
 		}
 		return b, nil
@@ -447,11 +493,11 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		return append(b, bs...), nil
 	case cStruct:
 		if b, err = encodeStruct(b, in.plan(), fp); err != nil {
-			return b, within(err, pl.hot[i].name)
+			return b, within(err, pl.hot[pl.instrIndex(in)].name)
 		}
 		return b, nil
 	}
-	return encodeOp(b, pl, i, fp)
+	return encodeOp(b, pl, in, fp)
 }
 
 // encodeTail writes what follows a struct's fields: the tagged-field
@@ -481,12 +527,14 @@ func nothingTagged(pl *plan, p unsafe.Pointer) bool {
 		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
 }
 
-// encodeOp writes hot field i of pl, at fp, through the general path:
-// the rare forms (varints, null, too long) and their errors.
-func encodeOp(b []byte, pl *plan, i int, fp unsafe.Pointer) ([]byte, error) {
-	b, err := encodeValue(b, &pl.hot[i], fp)
+// encodeOp writes the hot field of instruction in of pl, at fp, through
+// the general path: the rare forms (varints, null, too long) and their
+// errors.
+func encodeOp(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) {
+	o := &pl.hot[pl.instrIndex(in)]
+	b, err := encodeValue(b, o, fp)
 	if err != nil {
-		return b, within(err, pl.hot[i].name)
+		return b, within(err, o.name)
 	}
 	return b, nil
 }

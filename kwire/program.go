@@ -46,6 +46,9 @@ const (
 	cEndEmpty
 	cEndUnknown // off is the unknown-tags field's
 	cEndGeneral
+	// cEndChecks is cEndGeneral with flat tag checks: count of them at
+	// ref; nullable means an unknown-tags field at off.
+	cEndChecks
 )
 
 // instr is one compiled field: 24 bytes, so a plan's program sits in a
@@ -110,7 +113,8 @@ func compileProgram(pl *plan) {
 	for i := range pl.hot {
 		prog[i] = compileOp(&pl.hot[i])
 	}
-	prog[len(pl.hot)] = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
+	end := &prog[len(pl.hot)]
+	*end = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
 	pl.enc = prog[:len(pl.hot)]
 	pl.tagChecksFlat = true
 	for i := range pl.tagged {
@@ -119,6 +123,10 @@ func compileProgram(pl *plan) {
 			pl.tagChecks = nil
 			break
 		}
+	}
+	if pl.tail == tailGeneral && pl.tagChecksFlat && len(pl.tagChecks) <= math.MaxUint16 {
+		end.code, end.nullable, end.count = cEndChecks, pl.hasUnknown, uint16(len(pl.tagChecks))
+		end.ref = unsafe.Pointer(unsafe.SliceData(pl.tagChecks))
 	}
 	pl.absentChecksFlat = true
 	for i := range pl.absent {
@@ -288,24 +296,28 @@ type defaultCheck struct {
 // checksPass runs flat default checks on the struct at p.
 func checksPass(cs []defaultCheck, p unsafe.Pointer) bool {
 	for i := range cs {
-		c := &cs[i]
-		fp := unsafe.Add(p, c.off)
-		var v uint64
-		switch c.size {
-		case 1:
-			v = uint64(*(*uint8)(fp))
-		case 2:
-			v = uint64(*(*uint16)(fp))
-		case 4:
-			v = uint64(*(*uint32)(fp))
-		default:
-			v = *(*uint64)(fp)
-		}
-		if v != c.bits && !(c.orZero && v == 0) {
+		if !cs[i].passes(p) {
 			return false
 		}
 	}
 	return true
+}
+
+// passes runs one flat default check on the struct at p.
+func (c *defaultCheck) passes(p unsafe.Pointer) bool {
+	fp := unsafe.Add(p, c.off)
+	var v uint64
+	switch c.size {
+	case 1:
+		v = uint64(*(*uint8)(fp))
+	case 2:
+		v = uint64(*(*uint16)(fp))
+	case 4:
+		v = uint64(*(*uint32)(fp))
+	default:
+		v = *(*uint64)(fp)
+	}
+	return v == c.bits || c.orZero && v == 0
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
