@@ -1,0 +1,92 @@
+package kwire
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// fastForms has a field of each form encodeStruct writes without leaving
+// its loop, in a classic (v0) and a flexible (v1) version.
+type fastForms struct {
+	_       struct{}  `kafka:"versions=0-1,flexible=1+"`
+	S       string    `kafka:"v=0+"`
+	NS      *string   `kafka:"v=0+,nullable=0+"`
+	Bytes   []byte    `kafka:"v=0+,nullable=0+"`
+	Ints    []int32   `kafka:"v=0+,nullable=0+"`
+	Strs    []string  `kafka:"v=0+"`
+	Subs    []fastSub `kafka:"v=0+,nullable=0+"`
+	One     fastSub   `kafka:"v=0+"`
+	Run     int64     `kafka:"v=0+"`
+	Run2    int16     `kafka:"v=0+"`
+	Run3    bool      `kafka:"v=0+"`
+	ID      UUID      `kafka:"v=0+"`
+	Unknown UnknownTags
+}
+
+type fastSub struct {
+	X       int32     `kafka:"v=0+"`
+	T       string    `kafka:"v=0+"`
+	Deeper  []fastSub `kafka:"v=0+"`
+	Unknown UnknownTags
+}
+
+// TestEncodeFastPaths: strings and byte strings of every length around
+// the inline copy's limits and the one-byte compact length, null and
+// empty arrays, and nested structs encode to the same bytes whatever
+// room the buffer has (none: every field grows it; exact; plenty; behind
+// a prefix), Size agrees, and the decoder reads the message back.
+func TestEncodeFastPaths(t *testing.T) {
+	for l := 0; l <= 140; l++ {
+		s := strings.Repeat("abcdefghijklmnopqrstuvwxyz", 6)[:l]
+		ms := []fastForms{
+			{S: s, NS: &s, Bytes: []byte(s), Ints: make([]int32, l%9), Strs: []string{s, "", s},
+				Subs: []fastSub{{X: int32(l), T: s, Deeper: []fastSub{{T: s, Deeper: []fastSub{{X: 1, T: s}}}}}, {}},
+				One:  fastSub{T: s, Deeper: []fastSub{{X: 2}}}, Run: -int64(l), Run2: int16(l), Run3: l%2 == 1, ID: UUID{byte(l)}},
+			{S: s, Subs: []fastSub{}, Ints: []int32{}, Bytes: []byte{}},
+			{Strs: make([]string, l)},
+		}
+		for i := range ms {
+			m := &ms[i]
+			for v := int16(0); v <= 1; v++ {
+				want, err := Append(nil, m, v)
+				if err != nil {
+					t.Fatalf("len %d, message %d, v%d: %v", l, i, v, err)
+				}
+				if n, _ := Size(m, v); n != len(want) {
+					t.Fatalf("len %d, message %d, v%d: Size %d, Append %d", l, i, v, n, len(want))
+				}
+				for _, room := range []int{len(want), len(want) + 200} {
+					if got, _ := Append(make([]byte, 0, room), m, v); !bytes.Equal(got, want) {
+						t.Fatalf("len %d, message %d, v%d, room %d:\n got %x\nwant %x", l, i, v, room, got, want)
+					}
+				}
+				if got, _ := Append([]byte("prefix"), m, v); string(got) != "prefix"+string(want) {
+					t.Fatalf("len %d, message %d, v%d: behind a prefix: %x", l, i, v, got)
+				}
+				var back fastForms
+				if err := Unmarshal(want, &back, v); err != nil {
+					t.Fatalf("len %d, message %d, v%d: %v", l, i, v, err)
+				}
+				if again, _ := Append(nil, &back, v); !bytes.Equal(again, want) {
+					t.Fatalf("len %d, message %d, v%d: round trip differs", l, i, v)
+				}
+			}
+		}
+	}
+	// The prefix of the string field, as Kafka writes it.
+	s := strings.Repeat("x", 200)
+	for _, tc := range []struct {
+		v      int16
+		s      string
+		prefix string
+	}{
+		{0, "", "\x00\x00"}, {0, s[:3], "\x00\x03xxx"}, {0, s[:64], "\x00\x40" + s[:64]}, {0, s[:65], "\x00\x41" + s[:65]},
+		{1, "", "\x01"}, {1, s[:3], "\x04xxx"}, {1, s[:64], "\x41" + s[:64]}, {1, s[:126], "\x7f" + s[:126]}, {1, s[:127], "\x80\x01" + s[:127]},
+	} {
+		got, err := Append(nil, &fastForms{S: tc.s}, tc.v)
+		if err != nil || !strings.HasPrefix(string(got), tc.prefix) {
+			t.Errorf("v%d, %d bytes: got %x... %v", tc.v, len(tc.s), got[:min(len(got), 4)], err)
+		}
+	}
+}
