@@ -42,24 +42,28 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		switch in.code {
 		case cFixedRun:
 			if c-n >= int(in.n) {
-				// The slots are sorted widest first (compileOp): a loop
-				// for each width, no switch per field.
-				dst := unsafe.Add(base, n)
-				s, end := (*fixedSlot)(in.ref), unsafe.Add(in.ref, int(in.count)*int(unsafe.Sizeof(fixedSlot{})))
-				for ; unsafe.Pointer(s) != end && s.width == 16; s = nextSlot(s) {
+				// A loop for each width, no switch per field.
+				dst, rc := unsafe.Add(base, n), (*fixedRunCode)(in.ref)
+				s := unsafe.SliceData(rc.slots) // widest first
+				for range rc.n16 {
 					*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
+					s = nextSlot(s)
 				}
-				for ; unsafe.Pointer(s) != end && s.width == 8; s = nextSlot(s) {
+				for range rc.n8 {
 					put64(unsafe.Add(dst, s.at), *(*uint64)(unsafe.Add(p, s.off)))
+					s = nextSlot(s)
 				}
-				for ; unsafe.Pointer(s) != end && s.width == 4; s = nextSlot(s) {
+				for range rc.n4 {
 					put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
+					s = nextSlot(s)
 				}
-				for ; unsafe.Pointer(s) != end && s.width == 2; s = nextSlot(s) {
+				for range rc.n2 {
 					put16(unsafe.Add(dst, s.at), *(*uint16)(unsafe.Add(p, s.off)))
+					s = nextSlot(s)
 				}
-				for ; unsafe.Pointer(s) != end; s = nextSlot(s) { // a Go bool is 0 or 1
+				for range len(rc.slots) - rc.n16 - rc.n8 - rc.n4 - rc.n2 { // a Go bool is 0 or 1
 					*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
+					s = nextSlot(s)
 				}
 				n += int(in.n)
 				in = nextInstr(in)
