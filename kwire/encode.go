@@ -283,7 +283,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		// struct come back with the buffer and the next instruction so
 		// that no value of the loop is live across the call.
 		{
-			b, err := unsafe.Slice((*byte)(base), c)[:n], error(nil)
+			b, err := bytesAt(base, n, c), error(nil)
 			if b, pl, p, in, err = encodeInstr(b, pl, p, in); err != nil {
 				return b, encodeStack(stack[:depth]).within(err)
 			}
@@ -294,7 +294,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 	end: // of a struct: the next element, back to the parent, or done
 		if depth == 0 {
-			return unsafe.Slice((*byte)(base), c)[:n], nil
+			return bytesAt(base, n, c), nil
 		}
 		if f := &stack[depth-1]; f.left > 1 {
 			f.left--
@@ -354,34 +354,39 @@ func putNullLength(dst unsafe.Pointer, compact bool) int {
 
 // maxInlineCopy is the longest string or byte string encodeStruct copies
 // itself; longer ones are worth a call to memmove.
-const maxInlineCopy = 64
+const maxInlineCopy = 32
 
 func nextInstr(in *instr) *instr {
 	return (*instr)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(instr{})))
+}
+
+// bytesAt is the slice of n bytes and capacity c at base, put together
+// without the checks of unsafe.Slice and reslicing: encodeStruct keeps
+// n <= c.
+func bytesAt(base unsafe.Pointer, n, c int) []byte {
+	return *(*[]byte)(unsafe.Pointer(&sliceHeader{base, n, c}))
 }
 
 func nextSlot(s *fixedSlot) *fixedSlot {
 	return (*fixedSlot)(unsafe.Add(unsafe.Pointer(s), unsafe.Sizeof(fixedSlot{})))
 }
 
-// copyShort copies l bytes from src to dst without a call: 16 bytes at a
-// time, the last copy overlapping the one before it rather than reaching
-// past l.
+// copyShort copies l bytes (at most maxInlineCopy) from src to dst
+// without a call or a loop over words: in two 32-, 16- or 8-byte blocks,
+// the second overlapping the first rather than reaching past l, or byte
+// by byte under 8.
 func copyShort(dst, src unsafe.Pointer, l int) {
-	if l >= 16 {
-		for i := 0; i < l-16; i += 16 {
-			*(*[16]byte)(unsafe.Add(dst, i)) = *(*[16]byte)(unsafe.Add(src, i))
-		}
+	switch {
+	case l >= 16:
+		*(*[16]byte)(dst) = *(*[16]byte)(src)
 		*(*[16]byte)(unsafe.Add(dst, l-16)) = *(*[16]byte)(unsafe.Add(src, l-16))
-		return
-	}
-	if l >= 8 {
+	case l >= 8:
 		*(*[8]byte)(dst) = *(*[8]byte)(src)
 		*(*[8]byte)(unsafe.Add(dst, l-8)) = *(*[8]byte)(unsafe.Add(src, l-8))
-		return
-	}
-	for i := range l {
-		*(*byte)(unsafe.Add(dst, i)) = *(*byte)(unsafe.Add(src, i))
+	default:
+		for i := range l {
+			*(*byte)(unsafe.Add(dst, i)) = *(*byte)(unsafe.Add(src, i))
+		}
 	}
 }
 
