@@ -108,7 +108,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			s := *(*string)(fp)
 			if len(s) <= maxInlineCopy && c-n > len(s) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
-				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n += 1 + len(s)
 				in = nextInstr(in)
 				continue
@@ -117,7 +117,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			s := *(*string)(fp)
 			if len(s) <= maxInlineCopy && c-n >= 2+len(s) {
 				put16(unsafe.Add(base, n), uint16(len(s)))
-				copyShort(unsafe.Add(base, n+2), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n += 2 + len(s)
 				in = nextInstr(in)
 				continue
@@ -133,7 +133,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && c-n > len(s) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
-				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n += 1 + len(s)
 				in = nextInstr(in)
 				continue
@@ -149,7 +149,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && c-n >= 2+len(s) {
 				put16(unsafe.Add(base, n), uint16(len(s)))
-				copyShort(unsafe.Add(base, n+2), unsafe.Pointer(unsafe.StringData(s)), len(s))
+				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n += 2 + len(s)
 				in = nextInstr(in)
 				continue
@@ -190,7 +190,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 						break
 					}
 					*(*uint8)(unsafe.Add(base, m)) = byte(len(s) + 1)
-					copyShort(unsafe.Add(base, m+1), unsafe.Pointer(unsafe.StringData(s)), len(s))
+					copyShort(base, m+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
 					m += 1 + len(s)
 				}
 				if m >= 0 {
@@ -203,7 +203,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			bs := *(*[]byte)(fp)
 			if bs != nil && len(bs) <= maxInlineCopy && c-n > len(bs) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
-				copyShort(unsafe.Add(base, n+1), unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+				copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
 				n += 1 + len(bs)
 				in = nextInstr(in)
 				continue
@@ -212,7 +212,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			bs := *(*[]byte)(fp)
 			if bs != nil && len(bs) <= maxInlineCopy && c-n >= 4+len(bs) {
 				put32(unsafe.Add(base, n), uint32(len(bs)))
-				copyShort(unsafe.Add(base, n+4), unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+				copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
 				n += 4 + len(bs)
 				in = nextInstr(in)
 				continue
@@ -371,11 +371,17 @@ func nextSlot(s *fixedSlot) *fixedSlot {
 	return (*fixedSlot)(unsafe.Add(unsafe.Pointer(s), unsafe.Sizeof(fixedSlot{})))
 }
 
-// copyShort copies l bytes (at most maxInlineCopy) from src to dst
+// copyShort copies l bytes (at most maxInlineCopy) from src to base+at
 // without a call or a loop over words: in two 32-, 16- or 8-byte blocks,
 // the second overlapping the first rather than reaching past l, or byte
-// by byte under 8.
-func copyShort(dst, src unsafe.Pointer, l int) {
+// by byte under 8. It forms base+at only when there is a byte to copy:
+// at may be the end of the buffer, and a pointer one past an allocation
+// is invalid (checkptr, under -race, says so).
+func copyShort(base unsafe.Pointer, at int, src unsafe.Pointer, l int) {
+	if l == 0 {
+		return
+	}
+	dst := unsafe.Add(base, at)
 	switch {
 	case l >= 16:
 		*(*[16]byte)(dst) = *(*[16]byte)(src)

@@ -221,7 +221,10 @@ func compileOp(o *op) instr {
 	in := instr{off: o.offset, nullable: o.nullable}
 	switch o.kind {
 	case kFixedRun:
-		run := make([]fixedSlot, len(o.run))
+		// One spare slot past the end: the per-width loops step a pointer
+		// past the last slot, which must still point into the allocation
+		// (checkptr refuses one past it).
+		run := make([]fixedSlot, len(o.run), len(o.run)+1)
 		for i, f := range o.run {
 			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize()), boolean: f.kind == kBool}
 		}
