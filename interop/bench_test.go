@@ -3,6 +3,7 @@ package interop
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"reflect"
 	"sort"
 	"testing"
@@ -182,20 +183,45 @@ func kmsgAppendFrame(buf []byte, m kmsgMessage, resp bool) []byte {
 	return buf
 }
 
-// kmsgReadFrame skips the frame's header the way a kmsg user must (kmsg
-// has no header reader) and reads the body.
+// kmsgReadFrame reads a frame's header the way a kmsg user must (kmsg
+// has no header reader), doing what kwire's ReadRequest/ReadResponse do:
+// check the size prefix, read the key, version and correlation id, keep
+// the client id (as a broker does, kfake among them: a string), and read
+// the header's tagged fields, then the body.
 func kmsgReadFrame(frame []byte, m kmsgMessage, resp bool) error {
+	if len(frame) < 8 || int(binary.BigEndian.Uint32(frame)) != len(frame)-4 {
+		return errors.New("bad size prefix")
+	}
 	off := 4 + 4 // size, correlation id
 	if !resp {
 		off = 4 + 8
+		if m.Key() != int16(binary.BigEndian.Uint16(frame[4:])) || m.GetVersion() != int16(binary.BigEndian.Uint16(frame[6:])) {
+			return errors.New("another API or version")
+		}
 		n := int(int16(binary.BigEndian.Uint16(frame[off:])))
+		if n >= 0 {
+			clientIDSink = string(frame[off+2 : off+2+n])
+		}
 		off += 2 + max(n, 0)
 	}
 	if m.IsFlexible() && !(resp && m.Key() == 18) {
-		off++ // empty tag section
+		tags, used := binary.Uvarint(frame[off:])
+		if used <= 0 {
+			return errors.New("bad tag count")
+		}
+		off += used
+		for range tags {
+			_, used := binary.Uvarint(frame[off:]) // the tag
+			size, used2 := binary.Uvarint(frame[off+used:])
+			off += used + used2 + int(size)
+		}
 	}
 	return m.ReadFrom(frame[off:])
 }
+
+// clientIDSink keeps the client id kmsgReadFrame reads, so that reading
+// it is not optimised away.
+var clientIDSink string
 
 func kwireAppendFrame(buf []byte, w workload, m any) ([]byte, error) {
 	if w.resp {
