@@ -33,13 +33,13 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			return b, err
 		}
 	}
-	var stack [encodeDepth]encodeFrame // parents of the struct at p
-	depth := 0
+	var st encodeStack // the parents of the struct at p
 	base, n, c := unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
 	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
 	for {
 		fp := unsafe.Add(p, in.off)
 		switch in.code {
+		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
 			if c-n >= int(in.n) {
 				// A loop for each width, no switch per field.
@@ -227,7 +227,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				in = nextInstr(in)
 				continue
 			}
-			if sub := in.plan(); h.len == 0 || sub.skipAbsent && depth < encodeDepth {
+			if sub := in.plan(); h.len == 0 || sub.skipAbsent && st.depth < encodeDepth {
 				if in.code == cArrayStructClassic {
 					put32(unsafe.Add(base, n), uint32(h.len))
 					n += 4
@@ -239,15 +239,13 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					in = nextInstr(in)
 					continue
 				}
-				stack[depth] = encodeFrame{pl: pl, p: p, in: in, left: h.len}
-				depth++
+				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
 				continue
 			}
 		case cStruct:
-			if sub := in.plan(); sub.skipAbsent && depth < encodeDepth {
-				stack[depth] = encodeFrame{pl: pl, p: p, in: in, left: 1}
-				depth++
+			if sub := in.plan(); sub.skipAbsent && st.depth < encodeDepth {
+				st.push(pl, p, in, 1)
 				pl, p, in = sub, fp, unsafe.SliceData(sub.enc)
 				continue
 			}
@@ -285,7 +283,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		{
 			b, err := bytesAt(base, n, c), error(nil)
 			if b, pl, p, in, err = encodeInstr(b, pl, p, in); err != nil {
-				return b, encodeStack(stack[:depth]).within(err)
+				return b, st.within(err)
 			}
 			base, n, c = unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
 			if in != nil {
@@ -293,16 +291,17 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		}
 	end: // of a struct: the next element, back to the parent, or done
-		if depth == 0 {
+		if st.depth == 0 {
 			return bytesAt(base, n, c), nil
 		}
-		if f := &stack[depth-1]; f.left > 1 {
+		if f := &st.frames[st.depth-1]; f.left > 1 {
 			f.left--
 			p, in = unsafe.Add(p, f.in.n), unsafe.SliceData(pl.enc)
 			continue
 		}
-		depth--
-		pl, p, in = stack[depth].pl, stack[depth].p, nextInstr(stack[depth].in)
+		st.depth--
+		f := &st.frames[st.depth]
+		pl, p, in = f.pl, f.p, nextInstr(f.in)
 	}
 }
 
@@ -321,13 +320,22 @@ type encodeFrame struct {
 	left int
 }
 
-type encodeStack []encodeFrame
+// encodeStack is encodeStruct's stack of parents, depth of them in frames.
+type encodeStack struct {
+	frames [encodeDepth]encodeFrame
+	depth  int
+}
+
+func (st *encodeStack) push(pl *plan, p unsafe.Pointer, in *instr, elems int) {
+	st.frames[st.depth] = encodeFrame{pl: pl, p: p, in: in, left: elems}
+	st.depth++
+}
 
 // within adds the path of the stack, innermost last, to err: each
 // parent's field name and, for arrays, the element's index.
-func (s encodeStack) within(err error) error {
-	for k := len(s) - 1; k >= 0; k-- {
-		f := &s[k]
+func (st *encodeStack) within(err error) error {
+	for k := st.depth - 1; k >= 0; k-- {
+		f := &st.frames[k]
 		if f.in.code != cStruct {
 			h := (*sliceHeader)(unsafe.Add(f.p, f.in.off))
 			err = withinIndex(err, h.len-f.left)
