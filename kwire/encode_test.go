@@ -2,8 +2,11 @@ package kwire
 
 import (
 	"bytes"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // fastForms has a field of each form encodeStruct writes without leaving
@@ -89,4 +92,77 @@ func TestEncodeFastPaths(t *testing.T) {
 			t.Errorf("v%d, %d bytes: got %x... %v", tc.v, len(tc.s), got[:min(len(got), 4)], err)
 		}
 	}
+}
+
+// wordChecked is checked without the fields that have no flat form, so
+// that its tag section is tested by encode's word checks.
+type wordChecked struct {
+	_       struct{}   `kafka:"versions=0,flexible=0+"`
+	I8      int8       `kafka:"v=0+,tag=0,tagged=0+,default=-1"`
+	I16     int16      `kafka:"v=0+,tag=1,tagged=0+"`
+	U16     uint16     `kafka:"v=0+,tag=2,tagged=0+,default=65535"`
+	I32     int32      `kafka:"v=0+,tag=3,tagged=0+,default=0xffffffff"`
+	U32     uint32     `kafka:"v=0+,tag=4,tagged=0+,default=7"`
+	I64     int64      `kafka:"v=0+,tag=5,tagged=0+,default=-9"`
+	F       float64    `kafka:"v=0+,tag=7,tagged=0+,default=0.5"`
+	B       bool       `kafka:"v=0+,tag=9,tagged=0+,default=true"`
+	ID      UUID       `kafka:"v=0+,tag=10,tagged=0+"`
+	S       string     `kafka:"v=0+,tag=11,tagged=0+"`
+	NS      *string    `kafka:"v=0+,tag=13,tagged=0+,nullable=0+,default=null"`
+	Bs      []byte     `kafka:"v=0+,tag=15,tagged=0+,nullable=0+,default=null"`
+	AE      []int32    `kafka:"v=0+,tag=18,tagged=0+"`
+	Sub     checkedSub `kafka:"v=0+,tag=19,tagged=0+"`
+	Unknown UnknownTags
+}
+
+// TestTagWordsAgree: encode's tag section test, the flat checks merged
+// into words, passes exactly when the flat checks do, and writes what the
+// general path writes, over random values of a few fields at a time.
+func TestTagWordsAgree(t *testing.T) {
+	pl, err := planFor(reflect.TypeOf(wordChecked{}), 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pl.enc)), uintptr(len(pl.enc))*unsafe.Sizeof(instr{})); (*instr)(end).code != cEndChecks {
+		t.Fatalf("end code %d, want cEndChecks", (*instr)(end).code)
+	}
+	words, _ := wordChecks(pl.tagChecks, pl.typ)
+	r := rand.New(rand.NewSource(1))
+	empty := 0
+	for range 5000 {
+		var m wordChecked
+		if err := Unmarshal([]byte{0}, &m, 0); err != nil { // every tagged field at its default
+			t.Fatal(err)
+		}
+		for range 1 + r.Intn(2) {
+			o := &pl.tagged[r.Intn(len(pl.tagged))]
+			pickValue(r, o, fieldPtr(unsafe.Pointer(&m), o.offset))
+		}
+		if wp, cp := wordsPass(words, unsafe.Pointer(&m)), checksPass(pl.tagChecks, unsafe.Pointer(&m)); wp != cp {
+			t.Fatalf("%+v: word checks %v, flat checks %v", m, wp, cp)
+		}
+		got, err := Marshal(&m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := encodeTaggedFields(nil, pl, unsafe.Pointer(&m))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%+v:\n got %x\nwant %x %v", m, got, want, err)
+		}
+		if len(got) == 1 {
+			empty++
+		}
+	}
+	if empty == 0 {
+		t.Error("no message held its defaults")
+	}
+}
+
+func wordsPass(words []wordCheck, p unsafe.Pointer) bool {
+	for _, w := range words {
+		if *(*uint64)(unsafe.Add(p, w.off))&w.mask != w.bits {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,9 @@
 package kwire
 
 import (
+	"encoding/binary"
 	"math"
+	"reflect"
 	"slices"
 	"unsafe"
 )
@@ -46,8 +48,8 @@ const (
 	cEndEmpty
 	cEndUnknown // off is the unknown-tags field's
 	cEndGeneral
-	// cEndChecks is cEndGeneral with flat tag checks: count of them at
-	// ref; nullable means an unknown-tags field at off.
+	// cEndChecks is cEndGeneral with the tag checks as words: count
+	// wordChecks at ref; nullable means an unknown-tags field at off.
 	cEndChecks
 )
 
@@ -124,9 +126,11 @@ func compileProgram(pl *plan) {
 			break
 		}
 	}
-	if pl.tail == tailGeneral && pl.tagChecksFlat && len(pl.tagChecks) <= math.MaxUint16 {
-		end.code, end.nullable, end.count = cEndChecks, pl.hasUnknown, uint16(len(pl.tagChecks))
-		end.ref = unsafe.Pointer(unsafe.SliceData(pl.tagChecks))
+	if pl.tail == tailGeneral && pl.tagChecksFlat {
+		if words, ok := wordChecks(pl.tagChecks, pl.typ); ok && len(words) <= math.MaxUint16 {
+			end.code, end.nullable, end.count = cEndChecks, pl.hasUnknown, uint16(len(words))
+			end.ref = unsafe.Pointer(unsafe.SliceData(words))
+		}
 	}
 	pl.absentChecksFlat = true
 	for i := range pl.absent {
@@ -321,6 +325,51 @@ func (c *defaultCheck) passes(p unsafe.Pointer) bool {
 		v = *(*uint64)(fp)
 	}
 	return v == c.bits || c.orZero && v == 0
+}
+
+// wordCheck passes when the aligned 8 bytes at off in the struct, masked,
+// hold bits: the flat default checks that fall in one word, merged, so
+// that encode tests a tag section with a load and a compare per word.
+type wordCheck struct {
+	off        uintptr
+	mask, bits uint64
+}
+
+// wordChecks merges flat default checks (none orZero) on a struct of type
+// t by the aligned words their bytes fall in. It reports false when t is
+// not 8-byte aligned: its words could not be loaded whole everywhere.
+func wordChecks(cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
+	if t.Align() < 8 {
+		return nil, false
+	}
+	bigEndian := binary.NativeEndian.Uint16([]byte{0, 1}) == 1
+	var words []wordCheck
+	for _, c := range cs {
+		if c.orZero {
+			return nil, false
+		}
+		for i := range uintptr(c.size) {
+			v := c.bits >> (8 * i) // the value's byte i, least significant first
+			if bigEndian {
+				v = c.bits >> (8 * (uintptr(c.size) - 1 - i))
+			}
+			at := uintptr(c.off) + i
+			k := slices.IndexFunc(words, func(w wordCheck) bool { return w.off == at&^7 })
+			if k < 0 {
+				k = len(words)
+				words = append(words, wordCheck{off: at &^ 7})
+			}
+			var bits, mask [8]byte // in memory order
+			bits[at%8], mask[at%8] = byte(v), 0xff
+			m, b := binary.NativeEndian.Uint64(mask[:]), binary.NativeEndian.Uint64(bits[:])
+			if words[k].mask&m != 0 && words[k].bits&m != b {
+				return nil, false // two checks of one byte that disagree
+			}
+			words[k].bits |= b
+			words[k].mask |= m
+		}
+	}
+	return words, true
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
