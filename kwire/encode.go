@@ -265,11 +265,15 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cEndChecks:
 			if (!in.nullable || (*UnknownTags)(fp).fields == nil) && c-n >= 1 {
-				w, k := (*wordCheck)(in.ref), int(in.count)
-				for k > 0 && *(*uint64)(unsafe.Add(p, w.off))&w.mask == w.bits {
-					w, k = (*wordCheck)(unsafe.Add(unsafe.Pointer(w), unsafe.Sizeof(wordCheck{}))), k-1
+				k := 0
+				for k < int(in.count) {
+					w := (*wordCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(wordCheck{}))))
+					if *(*uint64)(unsafe.Add(p, w.off))&w.mask != w.bits {
+						break
+					}
+					k++
 				}
-				if k == 0 { // nothing tagged
+				if k == int(in.count) { // nothing tagged
 					*(*uint8)(unsafe.Add(base, n)) = 0
 					n++
 					goto end
