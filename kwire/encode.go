@@ -208,6 +208,16 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				in = nextInstr(in)
 				continue
 			}
+			if bs != nil && c-n >= 5+len(bs) { // long (records): the length, then memmove
+				m, v := n, uint32(len(bs)+1)
+				for ; v >= 0x80; v >>= 7 {
+					*(*uint8)(unsafe.Add(base, m)) = byte(v) | 0x80
+					m++
+				}
+				*(*uint8)(unsafe.Add(base, m)) = byte(v)
+				base, n, c, pl, p, in = moveBytes(base, m+1, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+				continue
+			}
 		case cBytesClassic:
 			bs := *(*[]byte)(fp)
 			if bs != nil && len(bs) <= maxInlineCopy && c-n >= 4+len(bs) {
@@ -217,17 +227,16 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				in = nextInstr(in)
 				continue
 			}
-		case cArrayStructCompact, cArrayStructClassic:
-			h := (*sliceHeader)(fp)
-			if c-n < 4 || h.len >= 0x7f {
-				break
-			}
-			if h.data == nil && in.nullable {
-				n += putNullLength(unsafe.Add(base, n), in.code == cArrayStructCompact)
-				in = nextInstr(in)
+			if bs != nil && c-n >= 4+len(bs) { // long (records): the length, then memmove
+				put32(unsafe.Add(base, n), uint32(len(bs)))
+				base, n, c, pl, p, in = moveBytes(base, n+4, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
 				continue
 			}
-			if sub := in.plan(); h.len == 0 || sub.skipAbsent && st.depth < encodeDepth {
+		case cArrayStructCompact, cArrayStructClassic:
+			h := (*sliceHeader)(fp)
+			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 4 && sub.skipAbsent && st.depth < encodeDepth {
+				// 1 to 126 elements, the common case: the length, then
+				// the first element.
 				if in.code == cArrayStructClassic {
 					put32(unsafe.Add(base, n), uint32(h.len))
 					n += 4
@@ -235,12 +244,21 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
 					n++
 				}
-				if h.len == 0 {
-					in = nextInstr(in)
-					continue
-				}
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
+				continue
+			}
+			if h.len == 0 && c-n >= 4 { // null or empty
+				if h.data == nil && in.nullable {
+					n += putNullLength(unsafe.Add(base, n), in.code == cArrayStructCompact)
+				} else if in.code == cArrayStructClassic {
+					put32(unsafe.Add(base, n), 0)
+					n += 4
+				} else {
+					*(*uint8)(unsafe.Add(base, n)) = 1
+					n++
+				}
+				in = nextInstr(in)
 				continue
 			}
 		case cStruct:
@@ -364,6 +382,17 @@ func putNullLength(dst unsafe.Pointer, compact bool) int {
 	return 4
 }
 
+// moveBytes copies l bytes from src to base+n, which has room for them,
+// and hands encodeStruct's loop its state back past them: the state goes
+// through the call rather than around it, so nothing of the loop is live
+// across it and the loop spills nothing (see encodeInstr).
+//
+//go:noinline
+func moveBytes(base unsafe.Pointer, n, c int, pl *plan, p unsafe.Pointer, in *instr, src unsafe.Pointer, l int) (unsafe.Pointer, int, int, *plan, unsafe.Pointer, *instr) {
+	copy(unsafe.Slice((*byte)(unsafe.Add(base, n)), l), unsafe.Slice((*byte)(src), l))
+	return base, n + l, c, pl, p, nextInstr(in)
+}
+
 // maxInlineCopy is the longest string or byte string encodeStruct copies
 // itself; longer ones are worth a call to memmove.
 const maxInlineCopy = 32
@@ -414,11 +443,6 @@ func copyShort(base unsafe.Pointer, at int, src unsafe.Pointer, l int) {
 func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan, unsafe.Pointer, *instr, error) {
 	var err error
 	switch in.code {
-	case cBytesCompact, cBytesClassic: // records, mostly: one level of call less
-		if bs := *(*[]byte)(unsafe.Add(p, in.off)); bs != nil || !in.nullable {
-			b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
-			return append(b, bs...), pl, p, nextInstr(in), nil
-		}
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
 		b, err = encodeTail(b, pl, p)
 		return b, pl, p, nil, err
