@@ -166,3 +166,27 @@ func wordsPass(words []wordCheck, p unsafe.Pointer) bool {
 	}
 	return true
 }
+
+// TestRequestHeaderFastPath: the request header stored into room checked
+// once is the header the general path appends, for every header version,
+// client id (null, empty, around the inline copy's limit) and tags, with
+// and without room, behind a prefix.
+func TestRequestHeaderFastPath(t *testing.T) {
+	long := strings.Repeat("c", 40)
+	for v := int16(0); v <= 2; v++ {
+		for _, cid := range []*string{nil, new(string), &long, ptrTo(long[:1]), ptrTo(long[:32]), ptrTo(long[:33])} {
+			for _, tags := range []UnknownTags{{}, NewUnknownTags(TaggedField{Tag: 3, Data: []byte{1}})} {
+				h := RequestHeader{Version: v, APIKey: 12, APIVersion: 4, CorrelationID: -2, ClientID: cid, UnknownTags: tags}
+				want := appendRequestHeaderSlow([]byte("pre\x00\x00\x00\x00"), &h)
+				for _, room := range []int{0, 100} {
+					got := appendRequestHeader(append(make([]byte, 0, 3+room), "pre"...), &h)
+					if !bytes.Equal(got[7:], want[7:]) || string(got[:3]) != "pre" || len(got) != len(want) {
+						t.Fatalf("v%d, client id %v, tags %v, room %d:\n got %x\nwant %x", v, cid, tags.Len(), room, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

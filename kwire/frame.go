@@ -3,6 +3,8 @@ package kwire
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"unsafe"
 )
 
 // RequestHeader is the header in front of every request body.
@@ -53,7 +55,7 @@ func ResponseHeaderVersion(apiKey int16, flexible bool) int16 {
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
 func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
-	return AppendRequestWithHeader(dst, RequestHeader{APIVersion: version, CorrelationID: correlationID, ClientID: clientID}, msg)
+	return appendRequest(dst, msg, version, correlationID, clientID, UnknownTags{})
 }
 
 // AppendRequestWithHeader is AppendRequest for a caller that has a whole
@@ -61,22 +63,26 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // header's APIVersion is the body's version; its Version and APIKey are
 // worked out from msg, as AppendRequest does.
 func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
-	pl, p := cachedRootPlan(msg, h.APIVersion) // inlined: messagePlan is not
+	return appendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags)
+}
+
+func appendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string, tags UnknownTags) ([]byte, error) {
+	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
 	var err error
 	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, h.APIVersion, "marshal"); err != nil {
+		if pl, p, err = messagePlanSlow(msg, version, "marshal"); err != nil {
 			return dst, err
 		}
 	}
 	if pl.apiKey < 0 {
 		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
 	}
-	h.APIKey = pl.apiKey
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	h := RequestHeader{Version: RequestHeaderVersion(pl.apiKey, version, pl.flexible), APIKey: pl.apiKey,
+		APIVersion: version, CorrelationID: correlationID, ClientID: clientID, UnknownTags: tags}
 	start := len(dst)
-	b := appendRequestHeader(append(dst, 0, 0, 0, 0), h)
+	b := appendRequestHeader(dst, &h)
 	if b, err = encodeStruct(b, pl, p); err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
+		return dst, marshalError(pl, err)
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
 	return b, nil
@@ -135,7 +141,34 @@ func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]
 	return AppendResponseWithHeader(dst, ResponseHeader{CorrelationID: correlationID}, msg, version)
 }
 
-func appendRequestHeader(b []byte, h RequestHeader) []byte {
+// appendRequestHeader appends room for the size prefix and the header:
+// the common header (a client id of up to 32 bytes, no tags) is stored
+// into room checked once.
+func appendRequestHeader(b []byte, h *RequestHeader) []byte {
+	cid := h.ClientID
+	if h.Version < 1 || cid == nil || len(*cid) > maxInlineCopy || h.UnknownTags.fields != nil {
+		b = append(b, 0, 0, 0, 0)
+		return appendRequestHeaderSlow(b, h)
+	}
+	n, need := len(b), 4+8+2+len(*cid)+1
+	if cap(b)-n < need {
+		b = slices.Grow(b, need)
+	}
+	base := unsafe.Pointer(unsafe.SliceData(b))
+	put16(unsafe.Add(base, n+4), uint16(h.APIKey))
+	put16(unsafe.Add(base, n+6), uint16(h.APIVersion))
+	put32(unsafe.Add(base, n+8), uint32(h.CorrelationID))
+	put16(unsafe.Add(base, n+12), uint16(len(*cid)))
+	copyShort(base, n+14, unsafe.Pointer(unsafe.StringData(*cid)), len(*cid))
+	if h.Version >= 2 {
+		*(*byte)(unsafe.Add(base, n+14+len(*cid))) = 0 // no tags
+		return b[:n+need]
+	}
+	return b[:n+need-1]
+}
+
+// appendRequestHeaderSlow appends the header by the general path.
+func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
 	k, v, c := uint16(h.APIKey), uint16(h.APIVersion), uint32(h.CorrelationID)
 	b = append(b, byte(k>>8), byte(k), byte(v>>8), byte(v), byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
 	if h.Version >= 1 {
