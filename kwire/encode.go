@@ -389,7 +389,7 @@ func putNullLength(dst unsafe.Pointer, compact bool) int {
 //
 //go:noinline
 func moveBytes(base unsafe.Pointer, n, c int, pl *plan, p unsafe.Pointer, in *instr, src unsafe.Pointer, l int) (unsafe.Pointer, int, int, *plan, unsafe.Pointer, *instr) {
-	copy(unsafe.Slice((*byte)(unsafe.Add(base, n)), l), unsafe.Slice((*byte)(src), l))
+	copy(bytesAt(unsafe.Add(base, n), l, l), bytesAt(src, l, l))
 	return base, n + l, c, pl, p, nextInstr(in)
 }
 
