@@ -45,13 +45,15 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				// A loop for each width, no switch per field.
 				dst, rc := unsafe.Add(base, n), (*fixedRunCode)(in.ref)
 				s := unsafe.SliceData(rc.slots) // widest first
-				for range rc.n16 {
-					*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
-					s = nextSlot(s)
-				}
-				for range rc.n8 {
-					put64(unsafe.Add(dst, s.at), *(*uint64)(unsafe.Add(p, s.off)))
-					s = nextSlot(s)
+				if rc.n16|rc.n8 != 0 {
+					for range rc.n16 {
+						*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
+						s = nextSlot(s)
+					}
+					for range rc.n8 {
+						put64(unsafe.Add(dst, s.at), *(*uint64)(unsafe.Add(p, s.off)))
+						s = nextSlot(s)
+					}
 				}
 				for range rc.n4 {
 					put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
@@ -61,9 +63,10 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					put16(unsafe.Add(dst, s.at), *(*uint16)(unsafe.Add(p, s.off)))
 					s = nextSlot(s)
 				}
-				for range len(rc.slots) - rc.n16 - rc.n8 - rc.n4 - rc.n2 { // a Go bool is 0 or 1
+				// The rest are one byte wide (a Go bool is 0 or 1). The
+				// slots have a spare one, so end points into them.
+				for end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(rc.slots)), len(rc.slots)*int(unsafe.Sizeof(fixedSlot{}))); unsafe.Pointer(s) != end; s = nextSlot(s) {
 					*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
-					s = nextSlot(s)
 				}
 				n += int(in.n)
 				in = nextInstr(in)
