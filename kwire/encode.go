@@ -203,15 +203,15 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				}
 			}
 		case cBytesCompact:
-			bs := *(*[]byte)(fp)
-			if bs != nil && len(bs) <= maxInlineCopy && c-n > len(bs) {
-				*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
-				copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-				n += 1 + len(bs)
-				in = nextInstr(in)
-				continue
-			}
-			if bs != nil && c-n >= 5+len(bs) { // long (records): the length, then memmove
+			if bs := *(*[]byte)(fp); bs != nil && c-n >= 5+len(bs) {
+				if len(bs) <= maxInlineCopy {
+					*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
+					copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+					n += 1 + len(bs)
+					in = nextInstr(in)
+					continue
+				}
+				// Long (records): the length, then one memmove.
 				m, v := n, uint32(len(bs)+1)
 				for ; v >= 0x80; v >>= 7 {
 					*(*uint8)(unsafe.Add(base, m)) = byte(v) | 0x80
@@ -222,16 +222,14 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cBytesClassic:
-			bs := *(*[]byte)(fp)
-			if bs != nil && len(bs) <= maxInlineCopy && c-n >= 4+len(bs) {
+			if bs := *(*[]byte)(fp); bs != nil && c-n >= 4+len(bs) {
 				put32(unsafe.Add(base, n), uint32(len(bs)))
-				copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-				n += 4 + len(bs)
-				in = nextInstr(in)
-				continue
-			}
-			if bs != nil && c-n >= 4+len(bs) { // long (records): the length, then memmove
-				put32(unsafe.Add(base, n), uint32(len(bs)))
+				if len(bs) <= maxInlineCopy {
+					copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
+					n += 4 + len(bs)
+					in = nextInstr(in)
+					continue
+				}
 				base, n, c, pl, p, in = moveBytes(base, n+4, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
 				continue
 			}
