@@ -264,29 +264,35 @@ func (d *decoder) chargeBudget(n int) error {
 }
 
 // decodeStruct reads the struct at p as plan pl describes it, running the
-// plan's compiled program (program.go) with the input and the offset in
-// locals. Each case is the common form only (a one-byte compact length, a
-// value that fits, room left in the arena); anything else, errors
-// included, reads the field again from its start through the general path
-// over its op (decodeOp), so both give the same values and errors.
+// plan's compiled program (program.go) up to its end instruction, with
+// the input and the offset in locals. Each case is the common form only (a
+// one-byte compact length, a value that fits, room left in the arena);
+// anything else, errors included, reads the field again from its start
+// through the general path over its op (decodeInstr), so both give the
+// same values and errors.
+//
+// Nested structs and arrays of them run in the same loop, their parents
+// kept on a small stack (encodeStack, as encode keeps them); deeper ones
+// recurse through the general path. The cases make no call: every call
+// (the general path, entering an array, the tag section, defaults) takes
+// the loop's state and hands it back, so nothing of the loop is live
+// across a call and the loop spills nothing.
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 	if pl.hasDefaults {
-		pl.defaultStores.apply(p)
-		for i := range pl.flatDefaults.other {
-			o := &pl.flatDefaults.other[i]
-			wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
-		}
+		pl, p = pl.withDefaults(p)
 	}
-	src, off := d.src, d.off
+	var st encodeStack // the parents of the struct at p
 	var err error
-	prog := pl.enc
-	for i := range prog {
-		in := &prog[i]
+	off := d.off
+	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
+	for {
+		src := d.src
 		fp := unsafe.Add(p, in.off)
 		switch in.code {
+		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
 			if len(src)-off < int(in.n) {
-				goto slow
+				break
 			}
 			b := unsafe.Pointer(unsafe.SliceData(src[off:]))
 			rc := (*fixedRunCode)(in.ref)
@@ -315,38 +321,36 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				*(*uint8)(unsafe.Add(p, run[j].off)) = v
 			}
 			off += int(in.n)
+			in = nextInstr(in)
+			continue
 		case cInt32:
-			if len(src)-off < 4 {
-				goto slow
+			if len(src)-off >= 4 {
+				*(*uint32)(fp) = binary.BigEndian.Uint32(src[off:])
+				off += 4
+				in = nextInstr(in)
+				continue
 			}
-			*(*uint32)(fp) = binary.BigEndian.Uint32(src[off:])
-			off += 4
 		case cStringCompact, cStringClassic:
 			n, next := compactLength(src, off)
 			if in.code == cStringClassic {
 				n, next = classicLength(src, off, 2)
 			}
-			if n < 0 || n > len(src)-next {
-				goto slow // null, too long, malformed
-			}
 			if n == 0 {
 				*(*string)(fp) = ""
 				off = next
+				in = nextInstr(in)
 				continue
 			}
-			if len(d.strArena) < n { // a new chunk
-				d.off = next
-				if *(*string)(fp), err = d.str(n); err != nil {
-					return within(err, pl.hot[i].name)
-				}
-				off = d.off
+			// Not null, in the input, short, room in the arena's chunk.
+			if n > 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) {
+				buf := unsafe.Pointer(unsafe.SliceData(d.strArena))
+				d.strArena = d.strArena[n:]
+				copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
+				*(*string)(fp) = unsafe.String((*byte)(buf), n)
+				off = next + n
+				in = nextInstr(in)
 				continue
 			}
-			buf := d.strArena[:n:n]
-			d.strArena = d.strArena[n:]
-			copy(buf, src[next:])
-			*(*string)(fp) = unsafe.String(&buf[0], n)
-			off = next + n
 		case cNullStringCompact, cNullStringClassic:
 			n, next := compactLength(src, off)
 			if in.code == cNullStringClassic {
@@ -355,92 +359,77 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			if n == -1 && in.nullable {
 				*(**string)(fp) = nil
 				off = next
+				in = nextInstr(in)
 				continue
 			}
-			if n < 0 || n > len(src)-next {
-				goto slow
-			}
-			if len(d.strPtrs) == 0 || len(d.strArena) < n { // a new chunk
-				d.off = next
-				if *(**string)(fp), err = d.strPtr(n); err != nil {
-					return within(err, pl.hot[i].name)
+			if n >= 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) && len(d.strPtrs) != 0 {
+				sp := &d.strPtrs[0]
+				d.strPtrs = d.strPtrs[1:]
+				if n > 0 {
+					buf := unsafe.Pointer(unsafe.SliceData(d.strArena))
+					d.strArena = d.strArena[n:]
+					copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
+					*sp = unsafe.String((*byte)(buf), n)
 				}
-				off = d.off
+				*(**string)(fp) = sp
+				off = next + n
+				in = nextInstr(in)
 				continue
 			}
-			sp := &d.strPtrs[0]
-			d.strPtrs = d.strPtrs[1:]
-			if n > 0 {
-				buf := d.strArena[:n:n]
-				d.strArena = d.strArena[n:]
-				copy(buf, src[next:])
-				*sp = unsafe.String(&buf[0], n)
-			}
-			*(**string)(fp) = sp
-			off = next + n
 		case cInt16:
-			if len(src)-off < 2 {
-				goto slow
+			if len(src)-off >= 2 {
+				*(*uint16)(fp) = binary.BigEndian.Uint16(src[off:])
+				off += 2
+				in = nextInstr(in)
+				continue
 			}
-			*(*uint16)(fp) = binary.BigEndian.Uint16(src[off:])
-			off += 2
 		case cInt64:
-			if len(src)-off < 8 {
-				goto slow
+			if len(src)-off >= 8 {
+				*(*uint64)(fp) = binary.BigEndian.Uint64(src[off:])
+				off += 8
+				in = nextInstr(in)
+				continue
 			}
-			*(*uint64)(fp) = binary.BigEndian.Uint64(src[off:])
-			off += 8
 		case cInt8:
-			if off >= len(src) {
-				goto slow
+			if off < len(src) {
+				*(*uint8)(fp) = src[off]
+				off++
+				in = nextInstr(in)
+				continue
 			}
-			*(*uint8)(fp) = src[off]
-			off++
 		case cBool:
-			if off >= len(src) || (src[off] > 1 && d.exact) {
-				goto slow
+			if off < len(src) && (src[off] <= 1 || !d.exact) {
+				*(*bool)(fp) = src[off] != 0
+				off++
+				in = nextInstr(in)
+				continue
 			}
-			*(*bool)(fp) = src[off] != 0
-			off++
 		case cUUID:
-			if len(src)-off < 16 {
-				goto slow
+			if len(src)-off >= 16 {
+				*(*UUID)(fp) = UUID(src[off : off+16])
+				off += 16
+				in = nextInstr(in)
+				continue
 			}
-			*(*UUID)(fp) = UUID(src[off : off+16])
-			off += 16
 		case cArrayStructCompact, cArrayStructClassic:
+			// Empty and null here; elements through decodeInstr, which
+			// enters the array in this loop.
 			n, next := compactLength(src, off)
 			if in.code == cArrayStructClassic {
 				n, next = classicLength(src, off, 4)
 			}
-			o := &pl.hot[i]
-			h := (*sliceHeader)(fp)
-			switch {
-			case n > 0 && n*max(1, int(o.elemMinWire)) <= len(src)-next:
-			case n == 0:
-				*h = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+			if n == 0 {
+				*(*sliceHeader)(fp) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
 				off = next
+				in = nextInstr(in)
 				continue
-			case n == -1 && in.nullable:
-				*h = sliceHeader{}
+			}
+			if n == -1 && in.nullable {
+				*(*sliceHeader)(fp) = sliceHeader{}
 				off = next
+				in = nextInstr(in)
 				continue
-			default:
-				goto slow
 			}
-			d.off = next
-			data, err := d.structElems(o, n, h)
-			if err != nil {
-				return within(err, o.name)
-			}
-			*h = sliceHeader{data: data, len: n, cap: n}
-			sub := in.plan()
-			for j := 0; j < n; j++ {
-				if err := d.decodeStruct(sub, unsafe.Add(data, uintptr(j)*uintptr(in.n))); err != nil {
-					return within(withinIndex(err, j), o.name)
-				}
-			}
-			off = d.off
 		case cArrayInt32Compact, cArrayInt32Classic:
 			n, next := compactLength(src, off)
 			if in.code == cArrayInt32Classic {
@@ -449,76 +438,205 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			if n == 0 {
 				*(*sliceHeader)(fp) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
 				off = next
+				in = nextInstr(in)
 				continue
 			}
-			if n < 0 || n > (len(src)-next)/4 || len(d.int32s) < n {
-				goto slow // null, too long, a new chunk
+			if n > 0 && n <= (len(src)-next)/4 && len(d.int32s) >= n {
+				vals := d.int32s[:n:n]
+				d.int32s = d.int32s[n:]
+				from := unsafe.Pointer(unsafe.SliceData(src[next:]))
+				for j := range vals {
+					vals[j] = int32(get32(unsafe.Add(from, 4*j)))
+				}
+				*(*[]int32)(fp) = vals
+				off = next + 4*n
+				in = nextInstr(in)
+				continue
 			}
-			vals := d.int32s[:n:n]
-			d.int32s = d.int32s[n:]
-			from := unsafe.Pointer(unsafe.SliceData(src[next:]))
-			for j := range vals {
-				vals[j] = int32(get32(unsafe.Add(from, 4*j)))
-			}
-			*(*[]int32)(fp) = vals
-			off = next + 4*n
-		case cArrayStringCompact, cArrayStringClassic:
-			n, next := compactLength(src, off)
-			if in.code == cArrayStringClassic {
-				n, next = classicLength(src, off, 4)
-			}
-			o := &pl.hot[i]
-			if n <= 0 || n*int(o.elemMinWire) > len(src)-next {
-				goto slow // empty, null, too long
-			}
-			d.off = next
-			if err := d.charge(n * int(unsafe.Sizeof(""))); err != nil {
-				return within(err, o.name)
-			}
-			vals := unsafe.Slice((*string)(newArray(o, (*sliceHeader)(fp), n)), n)
-			for j := range vals {
-				if err := d.arrayString(o.elem, &vals[j]); err != nil {
-					return within(withinIndex(err, j), o.name)
+		case cBytesCompact, cBytesClassic:
+			n, next := classicLength(src, off, 4)
+			if in.code == cBytesCompact {
+				// The lengths of records, up to 2 MiB in three bytes, read
+				// here rather than in a function, which would not inline;
+				// any other form takes the general path.
+				n, next = -2, off
+				if len(src)-off >= 3 {
+					b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
+					switch {
+					case b0 < 0x80:
+						n, next = int(b0)-1, off+1
+					case b1 < 0x80 && b1 != 0:
+						n, next = int(b0&0x7f|b1<<7)-1, off+2
+					case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
+						n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
+					}
 				}
 			}
-			off = d.off
-		case cBytesCompact, cBytesClassic:
-			var n, next int
-			if in.code == cBytesCompact {
-				n, next = compactLengthLong(src, off) // records are long
-			} else {
-				n, next = classicLength(src, off, 4)
+			if n >= 0 && n <= len(src)-next && in.count != 0 { // records may alias the input
+				*(*[]byte)(fp) = src[next : next+n : next+n]
+				off = next + n
+				in = nextInstr(in)
+				continue
 			}
-			if n < 0 || n > len(src)-next || in.count == 0 {
-				goto slow // null, too long, a copy to allocate
-			}
-			*(*[]byte)(fp) = src[next : next+n : next+n] // records may alias the input
-			off = next + n
 		case cStruct:
-			d.off = off
-			if err := d.decodeStruct(in.plan(), fp); err != nil {
-				return within(err, pl.hot[i].name)
+			if sub := in.plan(); !sub.hasDefaults && st.depth < encodeDepth {
+				st.push(pl, p, in, 1)
+				pl, p, in = sub, fp, unsafe.SliceData(sub.enc)
+				continue
 			}
-			off = d.off
-		default:
-			goto slow
+		case cEndNone:
+			goto end
+		case cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks: // flexible
+			if off < len(src) && src[off] == 0 {
+				off++ // no tagged fields, the common case
+				goto end
+			}
 		}
-		continue
 	slow:
-		if off, err = d.decodeOp(pl, i, p, off); err != nil {
-			return err
+		// The general path: one call site for every case above that did
+		// not take its common form, and for the codes that have no case.
+		if pl, p, in, off, err = d.decodeInstr(pl, p, in, off, &st); err != nil {
+			return st.within(err)
 		}
-	}
-	if pl.flexible {
-		if off < len(src) && src[off] == 0 {
-			off++ // no tagged fields, the common case
-		} else {
+		if in != nil {
+			continue
+		}
+	end: // of a struct: the next element, back to the parent, or done
+		if st.depth == 0 {
 			d.off = off
-			return d.decodeTaggedFields(pl, p)
+			return nil
 		}
+		if f := &st.frames[st.depth-1]; f.left > 1 {
+			f.left--
+			p = unsafe.Add(p, f.in.n)
+			if pl.hasDefaults {
+				pl, p = pl.withDefaults(p)
+			}
+			in = unsafe.SliceData(pl.enc)
+			continue
+		}
+		st.depth--
+		f := &st.frames[st.depth]
+		pl, p, in = f.pl, f.p, nextInstr(f.in)
 	}
-	d.off = off
-	return nil
+}
+
+// decodeInstr runs instruction in of pl's program, for the struct at p,
+// at off, by the general path, and hands decodeStruct's loop its state
+// back: the next instruction (nil after the struct's tag section) and
+// offset, or, entering a nested struct or an array of structs while st
+// has room, the first element's plan, struct and first instruction, the
+// parent pushed on st. Anything else reads the field from its start
+// through its op, so the values, the errors with their path and offset,
+// and the hostile-input checks are the general path's own.
+func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
+	fp := unsafe.Add(p, in.off)
+	switch in.code {
+	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
+		if !pl.flexible {
+			d.off = off
+			return pl, p, nil, off, nil
+		}
+		d.off = off
+		err := d.decodeTaggedFields(pl, p)
+		return pl, p, nil, d.off, err
+	case cArrayStructCompact, cArrayStructClassic:
+		if st.depth == encodeDepth {
+			break
+		}
+		n, next := compactLength(d.src, off)
+		if in.code == cArrayStructClassic {
+			n, next = classicLength(d.src, off, 4)
+		}
+		o := &pl.hot[pl.instrIndex(in)]
+		if n <= 0 || n*max(1, int(o.elemMinWire)) > len(d.src)-next {
+			break // null, empty, too long, malformed
+		}
+		d.off = next
+		h := (*sliceHeader)(fp)
+		data, err := d.structElems(o, n, h)
+		if err != nil {
+			return pl, p, in, off, within(err, o.name)
+		}
+		*h = sliceHeader{data: data, len: n, cap: n}
+		st.push(pl, p, in, n)
+		sub := in.plan()
+		if sub.hasDefaults {
+			sub.applyDefaults(data)
+		}
+		return sub, data, unsafe.SliceData(sub.enc), next, nil
+	case cStruct:
+		if st.depth == encodeDepth {
+			break
+		}
+		st.push(pl, p, in, 1)
+		sub := in.plan()
+		if sub.hasDefaults {
+			sub.applyDefaults(fp)
+		}
+		return sub, fp, unsafe.SliceData(sub.enc), off, nil
+	case cStringCompact, cStringClassic, cNullStringCompact, cNullStringClassic:
+		// Long, or the arena needs a new chunk (the first string of a
+		// message does): the length read as the loop reads it.
+		n, next := compactLength(d.src, off)
+		if in.code == cStringClassic || in.code == cNullStringClassic {
+			n, next = classicLength(d.src, off, 2)
+		}
+		if n < 0 || n > len(d.src)-next {
+			break // null, too long, malformed
+		}
+		d.off = next
+		var err error
+		if in.code == cStringCompact || in.code == cStringClassic {
+			*(*string)(fp), err = d.str(n)
+		} else {
+			*(**string)(fp), err = d.strPtr(n)
+		}
+		if err != nil {
+			return pl, p, in, off, within(err, pl.hot[pl.instrIndex(in)].name)
+		}
+		return pl, p, nextInstr(in), d.off, nil
+	case cArrayStringCompact, cArrayStringClassic:
+		n, next := compactLength(d.src, off)
+		if in.code == cArrayStringClassic {
+			n, next = classicLength(d.src, off, 4)
+		}
+		o := &pl.hot[pl.instrIndex(in)]
+		if n <= 0 || n*int(o.elemMinWire) > len(d.src)-next {
+			break // empty, null, too long
+		}
+		d.off = next
+		if err := d.charge(n * int(unsafe.Sizeof(""))); err != nil {
+			return pl, p, in, off, within(err, o.name)
+		}
+		vals := unsafe.Slice((*string)(newArray(o, (*sliceHeader)(fp), n)), n)
+		for j := range vals {
+			if err := d.arrayString(o.elem, &vals[j]); err != nil {
+				return pl, p, in, off, within(withinIndex(err, j), o.name)
+			}
+		}
+		return pl, p, nextInstr(in), d.off, nil
+	}
+	off, err := d.decodeOp(pl, pl.instrIndex(in), p, off)
+	return pl, p, nextInstr(in), off, err
+}
+
+// withDefaults stores pl's defaults that are not the Go zero value into
+// the struct at p, before decoding it. It hands pl and p back so that
+// decodeStruct's loop keeps nothing live across the call.
+func (pl *plan) withDefaults(p unsafe.Pointer) (*plan, unsafe.Pointer) {
+	pl.applyDefaults(p)
+	return pl, p
+}
+
+// applyDefaults stores pl's defaults that are not the Go zero value into
+// the struct at p.
+func (pl *plan) applyDefaults(p unsafe.Pointer) {
+	pl.defaultStores.apply(p)
+	for i := range pl.flatDefaults.other {
+		o := &pl.flatDefaults.other[i]
+		wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
+	}
 }
 
 // arrayString reads one string element of an array (op e) at d.off: the
@@ -556,44 +674,11 @@ func (d *decoder) decodeOp(pl *plan, i int, p unsafe.Pointer, off int) (int, err
 
 // compactLength reads a one-byte compact length (a uvarint holding n+1)
 // at off for the program's fast cases: n and the offset after it. Any
-// other length (longer, truncated) comes back as -2, for the case to read
-// with compactLengthLong or leave to the general path.
+// other length (longer, truncated) comes back as -2, for the case to leave
+// to the general path.
 func compactLength(src []byte, off int) (n, next int) {
 	if off < len(src) && src[off] < 0x80 {
 		return int(src[off]) - 1, off + 1
-	}
-	return -2, off
-}
-
-// compactLengthLong reads a compact length of any size, -2 for one it
-// does not take (truncated, more than 32 bits, overlong), which the
-// general path refuses or reads as the decoder's mode says.
-func compactLengthLong(src []byte, off int) (n, next int) {
-	if len(src)-off >= 3 { // the lengths of records: up to 2 MiB in 3 bytes
-		b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
-		switch {
-		case b0 < 0x80:
-			return int(b0) - 1, off + 1
-		case b1 < 0x80 && b1 != 0:
-			return int(b0&0x7f|b1<<7) - 1, off + 2
-		case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
-			return int(b0&0x7f|(b1&0x7f)<<7|b2<<14) - 1, off + 3
-		}
-	}
-	var v uint32
-	for shift := uint(0); shift < 35 && off < len(src); shift += 7 {
-		c := src[off]
-		off++
-		if shift == 28 && c > 0x0f {
-			break
-		}
-		v |= uint32(c&0x7f) << shift
-		if c < 0x80 {
-			if c == 0 && shift > 0 {
-				break // overlong
-			}
-			return int(v) - 1, off
-		}
 	}
 	return -2, off
 }

@@ -1,6 +1,7 @@
 package kwire
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
@@ -321,13 +322,23 @@ func TestDefaultStoresAgree(t *testing.T) {
 	}
 }
 
-// compactLengthLong reads every length the decoder's exact varint reader
-// takes, as it reads it, and leaves the rest (-2) to the general path.
-func TestCompactLengthLongAgrees(t *testing.T) {
+type recordsOnly struct {
+	_ struct{} `kafka:"versions=0,flexible=0+"`
+	R []byte   `kafka:"v=0+,records,nullable=0+"`
+}
+
+// decodeStruct's loop reads the length of records (one to three bytes)
+// itself: whatever the bytes, it decodes as the general path over the op
+// does, with the same error at the same offset.
+func TestRecordsLengthAgrees(t *testing.T) {
+	pl, err := planFor(reflect.TypeOf(recordsOnly{}), 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewSource(3))
-	interesting := []byte{0x00, 0x01, 0x0f, 0x10, 0x7f, 0x80, 0x81, 0xff}
-	for i := 0; i < 200000; i++ {
-		b := make([]byte, r.Intn(7))
+	interesting := []byte{0x00, 0x01, 0x02, 0x0f, 0x10, 0x7f, 0x80, 0x81, 0xff}
+	for i := 0; i < 100000; i++ {
+		b := make([]byte, r.Intn(6))
 		for j := range b {
 			if r.Intn(2) == 0 {
 				b[j] = interesting[r.Intn(len(interesting))]
@@ -335,20 +346,21 @@ func TestCompactLengthLongAgrees(t *testing.T) {
 				b[j] = byte(r.Intn(256))
 			}
 		}
-		off := 0
-		if len(b) > 0 {
-			off = r.Intn(len(b))
-		}
-		n, next := compactLengthLong(b, off)
-		d := decoder{src: b, off: off, exact: true}
-		u, err := d.readUvarint()
-		switch {
-		case n == -2:
-			if err == nil {
-				t.Fatalf("%x at %d: refused, the decoder reads %d", b, off, u)
+		b = append(b, make([]byte, []int{0, 1, 3, 130, 20000}[r.Intn(5)])...)
+		for _, exact := range []bool{false, true} {
+			var fast, general recordsOnly
+			df := decoder{src: b, exact: exact}
+			fastErr := df.decodeStruct(pl, unsafe.Pointer(&fast))
+			dg := decoder{src: b, exact: exact}
+			off, generalErr := dg.decodeOp(pl, 0, unsafe.Pointer(&general), 0)
+			if generalErr == nil {
+				generalErr = dg.decodeTaggedFields(pl, unsafe.Pointer(&general))
+				off = dg.off
 			}
-		case err != nil || n != int(u)-1 || next != d.off:
-			t.Fatalf("%x at %d: %d, next %d; the decoder: %d, next %d, %v", b, off, n, next, int(u)-1, d.off, err)
+			if fmt.Sprint(fastErr) != fmt.Sprint(generalErr) || (fastErr == nil && (df.off != off || len(fast.R) != len(general.R) || (fast.R == nil) != (general.R == nil))) {
+				t.Fatalf("%x (exact %v): the loop read %d bytes at %d, %v; the general path %d at %d, %v",
+					b[:min(len(b), 8)], exact, len(fast.R), df.off, fastErr, len(general.R), off, generalErr)
+			}
 		}
 	}
 }
