@@ -430,6 +430,12 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				in = nextInstr(in)
 				continue
 			}
+			if n > 0 && st.depth < encodeDepth {
+				if pl, p, in, off, err = d.enterArray(pl, p, in, off, n, next, &st); err != nil {
+					return st.within(err)
+				}
+				continue
+			}
 		case cArrayInt32Compact, cArrayInt32Classic:
 			n, next := compactLength(src, off)
 			if in.code == cArrayInt32Classic {
@@ -524,9 +530,8 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 // decodeInstr runs instruction in of pl's program, for the struct at p,
 // at off, by the general path, and hands decodeStruct's loop its state
 // back: the next instruction (nil after the struct's tag section) and
-// offset, or, entering a nested struct or an array of structs while st
-// has room, the first element's plan, struct and first instruction, the
-// parent pushed on st. Anything else reads the field from its start
+// offset, or, entering a nested struct while st has room, its plan,
+// struct and first instruction, the parent pushed on st. Anything else reads the field from its start
 // through its op, so the values, the errors with their path and offset,
 // and the hostile-input checks are the general path's own.
 func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
@@ -540,31 +545,6 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		d.off = off
 		err := d.decodeTaggedFields(pl, p)
 		return pl, p, nil, d.off, err
-	case cArrayStructCompact, cArrayStructClassic:
-		if st.depth == encodeDepth {
-			break
-		}
-		n, next := compactLength(d.src, off)
-		if in.code == cArrayStructClassic {
-			n, next = classicLength(d.src, off, 4)
-		}
-		o := &pl.hot[pl.instrIndex(in)]
-		if n <= 0 || n*max(1, int(o.elemMinWire)) > len(d.src)-next {
-			break // null, empty, too long, malformed
-		}
-		d.off = next
-		h := (*sliceHeader)(fp)
-		data, err := d.structElems(o, n, h)
-		if err != nil {
-			return pl, p, in, off, within(err, o.name)
-		}
-		*h = sliceHeader{data: data, len: n, cap: n}
-		st.push(pl, p, in, n)
-		sub := in.plan()
-		if sub.hasDefaults {
-			sub.applyDefaults(data)
-		}
-		return sub, data, unsafe.SliceData(sub.enc), next, nil
 	case cStruct:
 		if st.depth == encodeDepth {
 			break
@@ -619,6 +599,30 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 	}
 	off, err := d.decodeOp(pl, pl.instrIndex(in), p, off)
 	return pl, p, nextInstr(in), off, err
+}
+
+// enterArray starts an array of n structs whose length is at off and whose
+// elements begin at next: it takes their storage, pushes the parent on st
+// and hands decodeStruct's loop the first element. An array the bytes
+// left cannot hold takes the general path.
+func (d *decoder) enterArray(pl *plan, p unsafe.Pointer, in *instr, off, n, next int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
+	o := &pl.hot[pl.instrIndex(in)]
+	if n*max(1, int(o.elemMinWire)) > len(d.src)-next {
+		return d.decodeInstr(pl, p, in, off, st)
+	}
+	d.off = next
+	h := (*sliceHeader)(unsafe.Add(p, in.off))
+	data, err := d.structElems(o, n, h)
+	if err != nil {
+		return pl, p, in, next, within(err, o.name)
+	}
+	*h = sliceHeader{data: data, len: n, cap: n}
+	st.push(pl, p, in, n)
+	sub := in.plan()
+	if sub.hasDefaults {
+		sub.applyDefaults(data)
+	}
+	return sub, data, unsafe.SliceData(sub.enc), next, nil
 }
 
 // withDefaults stores pl's defaults that are not the Go zero value into
