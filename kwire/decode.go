@@ -159,11 +159,11 @@ func (d *decoder) strPtr(n int) (*string, error) {
 		}
 		size := max(n, min(d.remaining(), want))
 		if size <= 64 && d.remaining() >= 1 {
-			if err := d.charge(2*int(unsafe.Sizeof("")) + size); err != nil {
+			if err := d.charge(int(unsafe.Sizeof("")) + size); err != nil {
 				return nil, err
 			}
 			d.strPtrs, d.strArena = firstStrings(size)
-			d.lastPtrChunk, d.lastStrChunk = 2, 64
+			d.lastPtrChunk, d.lastStrChunk = 1, 64
 			d.strBytes += size
 		}
 	}
@@ -186,32 +186,34 @@ func (d *decoder) strPtr(n int) (*string, error) {
 // becomes the plan's hint for sizing the next message's first chunk.
 func (d *decoder) stringsUsed() int { return d.strBytes - len(d.strArena) }
 
-// firstStrings allocates two *string targets and a string chunk of size
+// firstStrings allocates one *string target and a string chunk of size
 // bytes (1 to 64) as one object, the chunk rounded up to 16 bytes as Go's
-// size classes would round it alone.
+// size classes would round it alone (32, 48, 64 or 80 bytes in all). One
+// target, not two: a request's client id is most often a message's only
+// *string, and a second would cost 16 bytes on every frame.
 func firstStrings(size int) ([]string, []byte) {
 	switch (size + 15) / 16 {
 	case 1:
 		c := new(struct {
-			p [2]string
+			p [1]string
 			b [16]byte
 		})
 		return c.p[:], c.b[:size]
 	case 2:
 		c := new(struct {
-			p [2]string
+			p [1]string
 			b [32]byte
 		})
 		return c.p[:], c.b[:size]
 	case 3:
 		c := new(struct {
-			p [2]string
+			p [1]string
 			b [48]byte
 		})
 		return c.p[:], c.b[:size]
 	}
 	c := new(struct {
-		p [2]string
+		p [1]string
 		b [64]byte
 	})
 	return c.p[:], c.b[:size]
