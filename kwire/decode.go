@@ -1042,8 +1042,10 @@ func (pl *plan) taggedOp(t uint32) *op {
 // make([]T, 0) does, so that they stay distinct from null.
 var zeroSizedValue [0]byte
 
-// decodeFixedRun reads a stretch of fixed-width fields after one check
-// that they are all there.
+// decodeFixedRun is a run's general path, which the program's cFixedRun
+// case takes only for a run the input cuts short or, in an exact decode,
+// one holding a bool byte above 1: it reads the fields one by one, in
+// wire order, so the error names the field and its offset.
 func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 	if d.remaining() < int(o.runSize) {
 		for _, f := range o.run {
@@ -1053,34 +1055,11 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 			}
 		}
 	}
-	src := d.src[d.off : d.off+int(o.runSize)]
-	g := o.slots
-	for _, s := range g.int32s {
-		*(*uint32)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint32(src[s.at:])
-	}
-	for _, s := range g.int16s {
-		*(*uint16)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint16(src[s.at:])
-	}
-	for _, s := range g.int64s {
-		*(*uint64)(unsafe.Add(p, s.off)) = binary.BigEndian.Uint64(src[s.at:])
-	}
-	for _, s := range g.int8s {
-		*(*uint8)(unsafe.Add(p, s.off)) = src[s.at]
-	}
-	for _, s := range g.bools {
-		*(*bool)(unsafe.Add(p, s.off)) = src[s.at] != 0
-		if src[s.at] > 1 && d.exact {
-			for _, f := range o.run {
-				if f.at == int(s.at) {
-					return within(newFieldError(ErrValueOutOfRange, d.off+f.at, "bool byte %d", src[s.at]), f.name)
-				}
-			}
+	for _, f := range o.run {
+		if err := d.decodeValue(&op{kind: f.kind}, unsafe.Add(p, f.offset)); err != nil {
+			return within(err, f.name)
 		}
 	}
-	for _, s := range g.uuids {
-		copy((*UUID)(unsafe.Add(p, s.off))[:], src[s.at:s.at+16])
-	}
-	d.off += int(o.runSize)
 	return nil
 }
 

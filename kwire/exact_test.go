@@ -134,3 +134,29 @@ func TestMaxAllocRefusesBeforeAllocating(t *testing.T) {
 	_, err = kwire.Decoder{MaxAlloc: 1 << 20}.ReadResponse(rframe, new(messages.MetadataResponse), 4)
 	require.NoError(t, err)
 }
+
+// A bool inside a run of fixed-width fields, which decode reads as one
+// block, is refused when exact just as a lone one is, named by its path.
+func TestBoolByteInFixedRunRefusedWhenExact(t *testing.T) {
+	type run struct {
+		_ struct{} `kafka:"versions=0"`
+		A int32    `kafka:"v=0+"`
+		B bool     `kafka:"v=0+"`
+		C int16    `kafka:"v=0+"`
+	}
+	in := mustHex(t, "00000007"+"02"+"0009")
+	var m run
+	require.NoError(t, kwire.Unmarshal(in, &m, 0))
+	assert.Equal(t, run{A: 7, B: true, C: 9}, m)
+	err := kwire.Decoder{Exact: true}.Unmarshal(in, &m, 0)
+	require.ErrorIs(t, err, kwire.ErrValueOutOfRange)
+	var ke *kwire.Error
+	require.ErrorAs(t, err, &ke)
+	assert.Equal(t, 4, ke.Offset)
+	assert.Equal(t, "B", ke.Path)
+	err = kwire.Unmarshal(in[:5], &m, 0)
+	require.ErrorIs(t, err, kwire.ErrTruncated)
+	require.ErrorAs(t, err, &ke)
+	assert.Equal(t, 5, ke.Offset)
+	assert.Equal(t, "C", ke.Path)
+}

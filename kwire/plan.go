@@ -32,13 +32,12 @@ type op struct {
 	// leave the Go zero value.
 	nonZeroDefault bool
 	tag            uint32
-	elemMinWire    int32     // kArray: fewest wire bytes of one element
-	runSize        int32     // kFixedRun: total wire size of the run
-	offset         uintptr   // in the struct
-	elem           *op       // kArray: the element, at offset 0
-	elemSize       uintptr   // kArray: element stride
-	sub            *plan     // kStruct, kStructPtr
-	slots          *runSlots // kFixedRun: the fields grouped by width
+	elemMinWire    int32   // kArray: fewest wire bytes of one element
+	runSize        int32   // kFixedRun: total wire size of the run
+	offset         uintptr // in the struct
+	elem           *op     // kArray: the element, at offset 0
+	elemSize       uintptr // kArray: element stride
+	sub            *plan   // kStruct, kStructPtr
 
 	run []runField // kFixedRun: the fields in wire order, for errors
 	// elemType is the runtime type of T for a kArray of T: decoding
@@ -48,15 +47,6 @@ type op struct {
 	typ      reflect.Type // the Go type of the field
 	def      defaultValue
 }
-
-// runSlots groups a run's fields by width, so that each group is copied
-// by a loop without a switch per field.
-type runSlots struct {
-	int8s, bools, int16s, int32s, int64s, uuids []slot
-}
-
-// slot places one field: its offset in the struct, its offset in the run.
-type slot struct{ off, at uint32 }
 
 // runField is one fixed-width field inside a kFixedRun op.
 type runField struct {
@@ -534,7 +524,6 @@ func fuseFixedRuns(fields []op) []op {
 			run.run = append(run.run, runField{offset: f.offset, at: int(run.runSize), kind: f.kind, name: f.name})
 			run.runSize += int32(f.kind.fixedSize())
 		}
-		run.slots = groupSlots(run.run)
 		out = append(out, run)
 		i = j
 	}
@@ -547,13 +536,4 @@ func setElemMinWire(o *op) {
 	for ; o != nil && o.elem != nil; o = o.elem {
 		o.elemMinWire = int32(o.elem.minWire())
 	}
-}
-
-func groupSlots(fields []runField) *runSlots {
-	g := &runSlots{}
-	for _, f := range fields {
-		group := wireTypes[f.kind].slots(g)
-		*group = append(*group, slot{off: uint32(f.offset), at: uint32(f.at)})
-	}
-	return g
 }

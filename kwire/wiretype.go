@@ -102,9 +102,6 @@ type wireType struct {
 	// fmt.Sprint of the Go value).
 	trace    func(t *tracer, parent *Node, o *op, name string) error
 	describe func(o *op, p unsafe.Pointer) string
-	// slots is the group of a fixed-width type in a fused run's
-	// runSlots, by width: decodeFixedRun copies each group in one loop.
-	slots func(g *runSlots) *[]slot
 }
 
 // wireTypes is indexed by kind. It is filled in init because its
@@ -145,10 +142,6 @@ func init() {
 		return func(gt reflect.Type) bool { return gt.Kind() == reflect.Pointer && gt.Elem().Kind() == k }
 	}
 	varint := []string{"varint"}
-	slots8 := func(g *runSlots) *[]slot { return &g.int8s }
-	slots16 := func(g *runSlots) *[]slot { return &g.int16s }
-	slots32 := func(g *runSlots) *[]slot { return &g.int32s }
-	slots64 := func(g *runSlots) *[]slot { return &g.int64s }
 	rand8 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int8)(fp) = int8(f.integer(8)) }
 	rand16 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int16)(fp) = int16(f.integer(16)) }
 	rand32 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int32)(fp) = int32(f.integer(32)) }
@@ -169,25 +162,25 @@ func init() {
 	}
 
 	wireTypes = [...]wireType{
-		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, slots: slots8, fillRandom: rand8,
+		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
-		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
+		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
-		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, slots: slots32, fillRandom: rand32,
+		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, slots: slots64, fillRandom: rand64,
+		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, slots: slots16, fillRandom: rand16,
+		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
-		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, slots: slots32, fillRandom: rand32,
+		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64, slots: slots64,
+		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64,
 			isDefault: func(o *op, fp unsafe.Pointer) bool {
 				f := *(*float64)(fp)
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
@@ -226,7 +219,6 @@ func init() {
 				}
 				return 0
 			}),
-			slots:      func(g *runSlots) *[]slot { return &g.bools },
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
 		kVarint: {name: "varint", goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
@@ -250,7 +242,6 @@ func init() {
 			appendTo:   func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
 			isDefault:  func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
 			isZero:     func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			slots:      func(g *runSlots) *[]slot { return &g.uuids },
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
 			describe:   func(_ *op, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
 		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
