@@ -42,11 +42,12 @@ const (
 //
 // A new wire type is a kind constant above and an entry in init below:
 // the Go types and keys that pick it (goType, key, keys), resolve for a
-// container, its size and bytes, default and zero tests, default
-// parsing and storing, minimum wire size, both fillers, and the tracer's
-// name and view. One consumer still keys on the kind outside this file:
-// decodeValue (decode.go) needs the type's case until decoding runs on
-// compiled programs too.
+// container, whether it can be null and has a length, its size and
+// bytes, default and zero tests, default parsing and storing, minimum
+// wire size, both fillers, the tracer's name and view, and, for a fixed
+// width, its group in a fused run (slots; fixed runs handle widths 1, 2,
+// 4, 8 and 16). One consumer still needs its own case outside this
+// file: decodeValue (decode.go), the decoder's general path.
 //
 // The fast paths keep their own short cases for the common forms and
 // fall back to these entries for the rest: the compiled programs
