@@ -575,7 +575,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 			*(**string)(fp), err = d.strPtr(n)
 		}
 		if err != nil {
-			return pl, p, in, off, within(err, pl.hot[pl.instrIndex(in)].name)
+			return pl, p, in, off, within(err, pl.opOf(in).name)
 		}
 		return pl, p, nextInstr(in), d.off, nil
 	case cArrayStringCompact, cArrayStringClassic:
@@ -583,7 +583,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		if in.code == cArrayStringClassic {
 			n, next = classicLength(d.src, off, 4)
 		}
-		o := &pl.hot[pl.instrIndex(in)]
+		o := pl.opOf(in)
 		if n <= 0 || n*int(o.elemMinWire) > len(d.src)-next {
 			break // empty, null, too long
 		}
@@ -608,7 +608,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 // and hands decodeStruct's loop the first element. An array the bytes
 // left cannot hold takes the general path.
 func (d *decoder) enterArray(pl *plan, p unsafe.Pointer, in *instr, off, n, next int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
-	o := &pl.hot[pl.instrIndex(in)]
+	o := pl.opOf(in)
 	if n*max(1, int(o.elemMinWire)) > len(d.src)-next {
 		return d.decodeInstr(pl, p, in, off, st)
 	}

@@ -363,7 +363,7 @@ func (st *encodeStack) within(err error) error {
 			h := (*sliceHeader)(unsafe.Add(f.p, f.in.off))
 			err = withinIndex(err, h.len-f.left)
 		}
-		err = within(err, f.pl.hot[f.pl.instrIndex(f.in)].name)
+		err = within(err, f.pl.opOf(f.in).name)
 	}
 	return err
 }
@@ -372,6 +372,9 @@ func (st *encodeStack) within(err error) error {
 func (pl *plan) instrIndex(in *instr) int {
 	return int((uintptr(unsafe.Pointer(in)) - uintptr(unsafe.Pointer(unsafe.SliceData(pl.enc)))) / unsafe.Sizeof(instr{}))
 }
+
+// opOf is the hot field that in, an instruction of pl's program, compiles.
+func (pl *plan) opOf(in *instr) *op { return &pl.hot[pl.instrIndex(in)] }
 
 // putNullLength stores a null array length at dst and returns its size.
 func putNullLength(dst unsafe.Pointer, compact bool) int {
@@ -502,7 +505,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		sub := in.plan()
 		for j := 0; j < h.len; j++ {
 			if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
-				return b, within(withinIndex(err, j), pl.hot[pl.instrIndex(in)].name)
+				return b, within(withinIndex(err, j), pl.opOf(in).name)
 			}
 		}
 		return b, nil
@@ -545,7 +548,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		return append(b, bs...), nil
 	case cStruct:
 		if b, err = encodeStruct(b, in.plan(), fp); err != nil {
-			return b, within(err, pl.hot[pl.instrIndex(in)].name)
+			return b, within(err, pl.opOf(in).name)
 		}
 		return b, nil
 	}
@@ -583,7 +586,7 @@ func nothingTagged(pl *plan, p unsafe.Pointer) bool {
 // the general path: the rare forms (varints, null, too long) and their
 // errors.
 func encodeOp(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) {
-	o := &pl.hot[pl.instrIndex(in)]
+	o := pl.opOf(in)
 	b, err := encodeValue(b, o, fp)
 	if err != nil {
 		return b, within(err, o.name)
