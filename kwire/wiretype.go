@@ -44,10 +44,10 @@ const (
 // the Go types and keys that pick it (goType, key, keys), resolve for a
 // container, whether it can be null and has a length, its size and
 // bytes, default and zero tests, default parsing and storing, minimum
-// wire size, both fillers, the tracer's name and view, and, for a fixed
-// width, its group in a fused run (slots; fixed runs handle widths 1, 2,
-// 4, 8 and 16). One consumer still needs its own case outside this
-// file: decodeValue (decode.go), the decoder's general path.
+// wire size, both fillers, and the tracer's name and view; a fixed
+// width must be one the fused runs copy (1, 2, 4, 8 or 16 bytes). One
+// consumer still needs its own case outside this file: decodeValue
+// (decode.go), the decoder's general path.
 //
 // The fast paths keep their own short cases for the common forms and
 // fall back to these entries for the rest: the compiled programs
