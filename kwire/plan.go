@@ -176,7 +176,6 @@ var (
 	typeInfos   sync.Map // reflect.Type -> *typeInfo
 	buildMu     sync.Mutex
 	unknownType = reflect.TypeFor[UnknownTags]()
-	uuidType    = reflect.TypeOf(UUID{})
 )
 
 // infoFor returns the parsed tags of struct type t.

@@ -237,7 +237,7 @@ func init() {
 		kUvarint32: with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Int32), i32Default }),
 		kUUID: {name: "uuid",
 			goType: func(gt reflect.Type) bool {
-				return gt.Kind() == reflect.Array && (gt == uuidType || (gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8))
+				return gt.Kind() == reflect.Array && gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8
 			},
 			fixed:      16,
 			appendTo:   func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
