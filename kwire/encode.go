@@ -499,9 +499,9 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cArrayStructCompact, cArrayStructClassic:
 		h := (*sliceHeader)(fp)
 		if h.data == nil && in.nullable {
-			return appendNullLength(b, in.code == cArrayStructCompact, true), nil
+			return appendLength(b, -1, in.code == cArrayStructCompact, true), nil
 		}
-		b = appendArrayLength(b, h.len, in.code == cArrayStructCompact)
+		b = appendLength(b, h.len, in.code == cArrayStructCompact, true)
 		sub := in.plan()
 		for j := 0; j < h.len; j++ {
 			if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
@@ -512,9 +512,9 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cArrayInt32Compact, cArrayInt32Classic:
 		h := (*sliceHeader)(fp)
 		if h.data == nil && in.nullable {
-			return appendNullLength(b, in.code == cArrayInt32Compact, true), nil
+			return appendLength(b, -1, in.code == cArrayInt32Compact, true), nil
 		}
-		b = appendArrayLength(b, h.len, in.code == cArrayInt32Compact)
+		b = appendLength(b, h.len, in.code == cArrayInt32Compact, true)
 		n := len(b)
 		b = extend(b, 4*h.len)
 		for j := 0; j < h.len; j++ {
@@ -526,7 +526,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		if h.data == nil && in.nullable {
 			return append(b, 0), nil
 		}
-		b = appendArrayLength(b, h.len, true)
+		b = appendLength(b, h.len, true, true)
 		for _, s := range unsafe.Slice((*string)(h.data), h.len) {
 			b = append(appendUvarint(b, uint32(len(s)+1)), s...)
 		}
@@ -542,9 +542,9 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cBytesCompact, cBytesClassic:
 		bs := *(*[]byte)(fp)
 		if bs == nil && in.nullable {
-			return appendNullLength(b, in.code == cBytesCompact, true), nil
+			return appendLength(b, -1, in.code == cBytesCompact, true), nil
 		}
-		b = appendArrayLength(b, len(bs), in.code == cBytesCompact)
+		b = appendLength(b, len(bs), in.code == cBytesCompact, true)
 		return append(b, bs...), nil
 	case cStruct:
 		if b, err = encodeStruct(b, in.plan(), fp); err != nil {
@@ -604,21 +604,6 @@ func checkAbsent(pl *plan, p unsafe.Pointer) error {
 		}
 	}
 	return nil
-}
-
-// appendArrayLength writes the length of a non-null array or byte string.
-func appendArrayLength(b []byte, n int, compact bool) []byte {
-	if compact {
-		if n < 0x7f {
-			return append(b, byte(n+1))
-		}
-		return appendUvarint(b, uint32(n+1))
-	}
-	return append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-}
-
-func appendNullLength(b []byte, compact, wide bool) []byte {
-	return appendLength(b, -1, compact, wide)
 }
 
 func appendString(b []byte, o *op, s string) ([]byte, error) {
