@@ -668,11 +668,6 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if pl.hasUnknown {
 		unknown = (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Fields()
 	}
-	if len(pl.tagged) == 0 {
-		if len(unknown) == 0 {
-			return append(b, 0), nil
-		}
-	}
 	count := 0
 	for i := range pl.tagged {
 		o := &pl.tagged[i]
