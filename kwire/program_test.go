@@ -303,11 +303,7 @@ func TestDefaultStoresAgree(t *testing.T) {
 			}
 			want, got := reflect.New(typ), reflect.New(typ)
 			pl.flatDefaults.apply(want.UnsafePointer())
-			pl.defaultStores.apply(got.UnsafePointer())
-			for i := range pl.flatDefaults.other {
-				o := &pl.flatDefaults.other[i]
-				wireTypes[o.kind].setDefault(o, unsafe.Add(got.UnsafePointer(), o.offset))
-			}
+			pl.applyDefaults(got.UnsafePointer())
 			if !reflect.DeepEqual(want.Interface(), got.Interface()) {
 				t.Errorf("%v v%d: stores give %+v, flatDefaults %+v", typ, v, got.Elem(), want.Elem())
 			}
