@@ -34,17 +34,19 @@ type Decoder struct {
 	Exact bool
 }
 
-// start readies d, a zero decoder, to read src. (Filling a zero value in
-// place, rather than returning one, spares copying the whole decoder.)
-func (dc Decoder) start(d *decoder, src []byte) {
+// start readies d, a zero decoder, to read src, a message of plan pl: its
+// string chunks sized by what the last message of pl's type used (a
+// request header's client id shares the body's first chunk). Filling a
+// zero value in place, rather than returning one, spares copying the
+// whole decoder.
+func (dc Decoder) start(d *decoder, src []byte, pl *plan) {
 	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
+	d.strHint = int(pl.strHint.Load())
 }
 
-// decodeBody resets the message at p and decodes it with pl, the string
-// chunks sized by what the last message of its type used.
+// decodeBody resets the message at p and decodes it with pl.
 func (d *decoder) decodeBody(pl *plan, p unsafe.Pointer) error {
 	pl.reset(p)
-	d.strHint = int(pl.strHint.Load())
 	if err := d.decodeStruct(pl, p); err != nil {
 		resetAll(pl, p)
 		return err
@@ -76,7 +78,7 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		p = rv.UnsafePointer()
 	}
 	var d decoder
-	dc.start(&d, data)
+	dc.start(&d, data, pl)
 	if err := d.decodeBody(pl, p); err != nil {
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
@@ -118,9 +120,8 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	}
 	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
 	var d decoder
-	dc.start(&d, rest)
+	dc.start(&d, rest, pl)
 	d.off = 4
-	d.strHint = int(pl.strHint.Load()) // the client id shares the body's first chunk
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
 	}
@@ -157,7 +158,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 	}
 	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
 	var d decoder
-	dc.start(&d, rest)
+	dc.start(&d, rest, pl)
 	d.off = 4
 	if h.Version >= 1 {
 		tags, err := d.readUnknownTags()
