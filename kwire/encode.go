@@ -509,28 +509,6 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 			}
 		}
 		return b, nil
-	case cArrayInt32Compact, cArrayInt32Classic:
-		h := (*sliceHeader)(fp)
-		if h.data == nil && in.nullable {
-			return appendLength(b, -1, in.code == cArrayInt32Compact, true), nil
-		}
-		b = appendLength(b, h.len, in.code == cArrayInt32Compact, true)
-		n := len(b)
-		b = extend(b, 4*h.len)
-		for j := 0; j < h.len; j++ {
-			put32(unsafe.Pointer(&b[n+4*j]), *(*uint32)(unsafe.Add(h.data, 4*j)))
-		}
-		return b, nil
-	case cArrayStringCompact:
-		h := (*sliceHeader)(fp)
-		if h.data == nil && in.nullable {
-			return append(b, 0), nil
-		}
-		b = appendLength(b, h.len, true, true)
-		for _, s := range unsafe.Slice((*string)(h.data), h.len) {
-			b = append(appendUvarint(b, uint32(len(s)+1)), s...)
-		}
-		return b, nil
 	case cInt16:
 		return binary.BigEndian.AppendUint16(b, *(*uint16)(fp)), nil
 	case cInt64:
