@@ -158,7 +158,7 @@ func (d *decoder) strPtr(n int) (*string, error) {
 			want = 64
 		}
 		size := max(n, min(d.remaining(), want))
-		if size <= 64 && d.remaining() >= 1 {
+		if size <= 64 {
 			if err := d.charge(int(unsafe.Sizeof("")) + size); err != nil {
 				return nil, err
 			}
