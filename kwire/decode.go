@@ -533,18 +533,18 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 // at off, by the general path, and hands decodeStruct's loop its state
 // back: the next instruction (nil after the struct's tag section) and
 // offset, or, entering a nested struct while st has room, its plan,
-// struct and first instruction, the parent pushed on st. Anything else reads the field from its start
-// through its op, so the values, the errors with their path and offset,
-// and the hostile-input checks are the general path's own.
+// struct and first instruction, the parent pushed on st. Anything else
+// reads the field from its start through its op, so the values, the
+// errors with their path and offset, and the hostile-input checks are
+// the general path's own.
 func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
+		d.off = off
 		if !pl.flexible {
-			d.off = off
 			return pl, p, nil, off, nil
 		}
-		d.off = off
 		err := d.decodeTaggedFields(pl, p)
 		return pl, p, nil, d.off, err
 	case cStruct:
