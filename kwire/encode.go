@@ -459,7 +459,6 @@ func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan
 // p, by the general path: it grows b as needed and handles every form,
 // the rare ones and the errors through the op.
 func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error) {
-	var err error
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
 	case cFixedRun:
@@ -496,19 +495,6 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 			return encodeOp(b, pl, in, fp)
 		}
 		return append(binary.BigEndian.AppendUint16(b, uint16(len(*sp))), *sp...), nil
-	case cArrayStructCompact, cArrayStructClassic:
-		h := (*sliceHeader)(fp)
-		if h.data == nil && in.nullable {
-			return appendLength(b, -1, in.code == cArrayStructCompact, true), nil
-		}
-		b = appendLength(b, h.len, in.code == cArrayStructCompact, true)
-		sub := in.plan()
-		for j := 0; j < h.len; j++ {
-			if b, err = encodeStruct(b, sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n))); err != nil {
-				return b, within(withinIndex(err, j), pl.opOf(in).name)
-			}
-		}
-		return b, nil
 	case cInt16:
 		return binary.BigEndian.AppendUint16(b, *(*uint16)(fp)), nil
 	case cInt64:
@@ -517,18 +503,6 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 		return append(b, *(*uint8)(fp)), nil
 	case cUUID:
 		return append(b, (*UUID)(fp)[:]...), nil
-	case cBytesCompact, cBytesClassic:
-		bs := *(*[]byte)(fp)
-		if bs == nil && in.nullable {
-			return appendLength(b, -1, in.code == cBytesCompact, true), nil
-		}
-		b = appendLength(b, len(bs), in.code == cBytesCompact, true)
-		return append(b, bs...), nil
-	case cStruct:
-		if b, err = encodeStruct(b, in.plan(), fp); err != nil {
-			return b, within(err, pl.opOf(in).name)
-		}
-		return b, nil
 	}
 	return encodeOp(b, pl, in, fp)
 }
