@@ -182,8 +182,10 @@ func (d *decoder) strPtr(n int) (*string, error) {
 	return sp, err
 }
 
-// stringsUsed is the string bytes the decode handed out, which
-// becomes the plan's hint for sizing the next message's first chunk.
+// stringsUsed is the string chunk bytes the decode took less the room
+// left in its last chunk (the tail of an earlier chunk, left for a string
+// it could not hold, counts as used), which becomes the plan's hint for
+// sizing the next message's first chunk.
 func (d *decoder) stringsUsed() int { return d.strBytes - len(d.strArena) }
 
 // firstStrings allocates one *string target and a string chunk of size
