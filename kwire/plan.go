@@ -76,7 +76,8 @@ type plan struct {
 	// allDefaults is every field with a non-zero default, for giving a
 	// whole struct its defaults.
 	allDefaults []op
-	// flatDefaults is defaults compiled for the decoder's hot path.
+	// flatDefaults is defaults flattened to stores, nested structs
+	// included; the decoder runs its fixed part as defaultStores.
 	flatDefaults flatDefaults
 	// clears is what decoding a message of this plan clears first
 	// (reset.go).
