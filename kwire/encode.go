@@ -700,9 +700,9 @@ func putFixedRun(dst unsafe.Pointer, run []fixedSlot, p unsafe.Pointer) {
 		case 4:
 			put32(to, *(*uint32)(src))
 		case 2:
-			binary.BigEndian.PutUint16((*[2]byte)(to)[:], *(*uint16)(src))
+			put16(to, *(*uint16)(src))
 		case 8:
-			binary.BigEndian.PutUint64((*[8]byte)(to)[:], *(*uint64)(src))
+			put64(to, *(*uint64)(src))
 		case 1:
 			*(*uint8)(to) = *(*uint8)(src) // a Go bool is 0 or 1
 		default:
