@@ -28,7 +28,7 @@ const (
 	cInt64                // int64, float64
 	cStringCompact
 	cStringClassic
-	cNullStringCompact // null takes the general path
+	cNullStringCompact
 	cNullStringClassic
 	cBytesCompact
 	cBytesClassic
@@ -57,8 +57,8 @@ const (
 // few cache lines.
 type instr struct {
 	code     code
-	nullable bool           // bytes and arrays: nil is written as null
-	count    uint16         // cFixedRun: fields; cBytes*: 1 for records (decode aliases the input)
+	nullable bool           // null is legal: strings, bytes, arrays (cEndChecks: see there)
+	count    uint16         // cBytes*: 1 for records (decode aliases the input); cEndChecks: words
 	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
 	off      uintptr        // of the field in its struct
 	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedRunCode (cFixedRun)
@@ -246,7 +246,7 @@ func compileOp(o *op) instr {
 				rc.n2++
 			}
 		}
-		in.code, in.n, in.count, in.ref = cFixedRun, uint32(o.runSize), uint16(len(run)), unsafe.Pointer(rc)
+		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), unsafe.Pointer(rc)
 	case kInt8:
 		in.code = cInt8
 	case kBool:
