@@ -328,8 +328,9 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	}
 }
 
-// encodeDepth is how many levels of nested structs encodeStruct keeps on
-// its own stack; deeper ones recurse through encodeInstr.
+// encodeDepth is how many levels of nested structs encodeStruct and
+// decodeStruct keep on their own stack; deeper ones recurse through the
+// general path (encodeInstr, decodeInstr).
 const encodeDepth = 2
 
 // encodeFrame is a struct encodeStruct will return to: the parent plan,
@@ -343,7 +344,8 @@ type encodeFrame struct {
 	left int
 }
 
-// encodeStack is encodeStruct's stack of parents, depth of them in frames.
+// encodeStack is encodeStruct's (and decodeStruct's) stack of parents,
+// depth of them in frames.
 type encodeStack struct {
 	frames [encodeDepth]encodeFrame
 	depth  int
