@@ -452,6 +452,8 @@ func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
 		b, err = encodeTail(b, pl, p)
 		return b, pl, p, nil, err
+	case cFixedRun: // only short of room: the loop's own case writes it once grown
+		return slices.Grow(b, int(in.n)), pl, p, in, nil
 	}
 	b, err = appendInstr(b, pl, p, in)
 	return b, pl, p, nextInstr(in), err
@@ -463,11 +465,6 @@ func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan
 func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error) {
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
-	case cFixedRun:
-		n := len(b)
-		b = extend(b, int(in.n))
-		putFixedRun(unsafe.Pointer(unsafe.SliceData(b[n:])), in.fixedRun(), p)
-		return b, nil
 	case cInt32:
 		return binary.BigEndian.AppendUint32(b, *(*uint32)(fp)), nil
 	case cStringCompact:
@@ -690,27 +687,6 @@ func extend(b []byte, n int) []byte {
 		b = slices.Grow(b, n)
 	}
 	return b[:len(b)+n]
-}
-
-// putFixedRun stores a stretch of fixed-width fields of the struct at p
-// into dst, which has room for all of them, so the stores go through
-// pointers without a bounds check each.
-func putFixedRun(dst unsafe.Pointer, run []fixedSlot, p unsafe.Pointer) {
-	for _, s := range run {
-		src, to := unsafe.Add(p, s.off), unsafe.Add(dst, s.at)
-		switch s.width {
-		case 4:
-			put32(to, *(*uint32)(src))
-		case 2:
-			put16(to, *(*uint16)(src))
-		case 8:
-			put64(to, *(*uint64)(src))
-		case 1:
-			*(*uint8)(to) = *(*uint8)(src) // a Go bool is 0 or 1
-		default:
-			*(*UUID)(to) = *(*UUID)(src)
-		}
-	}
 }
 
 // put32 stores v big-endian at p, which must have 4 bytes of room.

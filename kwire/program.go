@@ -66,9 +66,6 @@ type instr struct {
 
 func (in *instr) plan() *plan { return (*plan)(in.ref) }
 
-// fixedRun is the fields of a cFixedRun, widest first.
-func (in *instr) fixedRun() []fixedSlot { return (*fixedRunCode)(in.ref).slots }
-
 // fixedRunCode is a cFixedRun's fields, widest first, and how many there
 // are of each width (the rest are one byte), so that decode copies each
 // width in a loop of its own with no test of the width. Encode places
