@@ -419,7 +419,7 @@ func nextSlot(s *fixedSlot) *fixedSlot {
 }
 
 // copyShort copies l bytes (at most maxInlineCopy) from src to base+at
-// without a call or a loop over words: in two 32-, 16- or 8-byte blocks,
+// without a call or a loop over words: in two 16- or 8-byte blocks,
 // the second overlapping the first rather than reaching past l, or byte
 // by byte under 8. It forms base+at only when there is a byte to copy:
 // at may be the end of the buffer, and a pointer one past an allocation
