@@ -253,7 +253,12 @@ func (t *tracer) value(parent *Node, o *op, name string) error {
 }
 
 func (t *tracer) structValue(parent *Node, o *op, name string) error {
-	n := t.open(name, goTypeName(o.typ))
+	return t.structBody(parent, t.open(name, goTypeName(o.typ)), o)
+}
+
+// structBody traces the fields of struct o into its open node n and adds
+// n to parent.
+func (t *tracer) structBody(parent, n *Node, o *op) error {
 	n.Value = "struct"
 	if err := t.structFields(n, o.sub); err != nil {
 		return err
@@ -279,13 +284,7 @@ func (t *tracer) nullableStruct(parent *Node, o *op, name string) error {
 		parent.Children = append(parent.Children, n)
 		return nil
 	}
-	n.Value = "struct"
-	if err := t.structFields(n, o.sub); err != nil {
-		return err
-	}
-	t.close(n)
-	parent.Children = append(parent.Children, n)
-	return nil
+	return t.structBody(parent, n, o)
 }
 
 func (t *tracer) array(parent *Node, o *op, name string) error {
