@@ -3,6 +3,7 @@ package kwire_test
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math"
 	"runtime"
@@ -389,4 +390,22 @@ func TestUnknownTagsAllocation(t *testing.T) {
 	many := allocated(in)
 	assert.LessOrEqual(t, many, uint64(32*n+8192+24), "%d empty unknown tags in %d bytes", n, len(in))
 	t.Logf("one empty unknown tag: %d bytes; %d: %d bytes for %d input bytes (%.1f×)", one, n, many, len(in), float64(many)/float64(len(in)))
+}
+
+// UnknownTags reads back the JSON it writes; none is an empty list, and
+// reading an empty list leaves the zero value.
+func TestUnknownTagsJSON(t *testing.T) {
+	tags := kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{0xaa}}, kwire.TaggedField{Tag: 9, Data: []byte{}})
+	b, err := json.Marshal(tags)
+	require.NoError(t, err)
+	assert.JSONEq(t, `[{"Tag":3,"Data":"qg=="},{"Tag":9,"Data":""}]`, string(b))
+	var back kwire.UnknownTags
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, tags.Fields(), back.Fields())
+
+	b, err = json.Marshal(kwire.UnknownTags{})
+	require.NoError(t, err)
+	assert.Equal(t, "[]", string(b))
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, kwire.UnknownTags{}, back)
 }
