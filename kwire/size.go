@@ -3,7 +3,10 @@ package kwire
 import "unsafe"
 
 // sizeStruct is the number of bytes encodeStruct would append, from the
-// same compiled program.
+// same compiled program, or the error encodeStruct would return. The
+// cases below count the common forms; the rest (varints, values too long
+// or null where the version refuses them, and their errors) go to the
+// wire-type table's size, as encodeStruct sends them to its appendTo.
 func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	n := 0
 	prog := pl.enc
@@ -13,32 +16,51 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		switch in.code {
 		case cFixedRun:
 			n += int(in.n)
+			continue
 		case cInt8, cBool:
 			n++
+			continue
 		case cInt16:
 			n += 2
+			continue
 		case cInt32:
 			n += 4
+			continue
 		case cInt64:
 			n += 8
+			continue
 		case cUUID:
 			n += 16
+			continue
 		case cStringCompact:
 			l := len(*(*string)(fp))
 			n += uvarintSize(uint32(l+1)) + l
+			continue
 		case cStringClassic:
-			n += 2 + len(*(*string)(fp))
+			if l := len(*(*string)(fp)); l <= maxInt16String {
+				n += 2 + l
+				continue
+			}
 		case cNullStringCompact:
-			if sp := *(**string)(fp); sp != nil {
+			sp := *(**string)(fp)
+			if sp != nil {
 				n += uvarintSize(uint32(len(*sp)+1)) + len(*sp)
-			} else {
+				continue
+			}
+			if in.nullable {
 				n++
+				continue
 			}
 		case cNullStringClassic:
-			if sp := *(**string)(fp); sp != nil {
-				n += len(*sp)
+			sp := *(**string)(fp)
+			if sp != nil && len(*sp) <= maxInt16String {
+				n += 2 + len(*sp)
+				continue
 			}
-			n += 2
+			if sp == nil && in.nullable {
+				n += 2
+				continue
+			}
 		case cArrayInt32Compact, cArrayInt32Classic, cBytesCompact, cBytesClassic:
 			h := (*sliceHeader)(fp)
 			compact := in.code == cArrayInt32Compact || in.code == cBytesCompact
@@ -51,6 +73,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 				unit = 4
 			}
 			n += lengthSize(h.len, compact, true) + unit*h.len
+			continue
 		case cArrayStructCompact, cArrayStructClassic:
 			h := (*sliceHeader)(fp)
 			if h.data == nil && in.nullable {
@@ -66,19 +89,20 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 				}
 				n += s
 			}
+			continue
 		case cStruct:
 			s, err := sizeStruct(in.plan(), fp)
 			if err != nil {
 				return 0, within(err, pl.hot[i].name)
 			}
 			n += s
-		default:
-			s, err := sizeValue(&pl.hot[i], fp)
-			if err != nil {
-				return 0, within(err, pl.hot[i].name)
-			}
-			n += s
+			continue
 		}
+		s, err := sizeValue(&pl.hot[i], fp)
+		if err != nil {
+			return 0, within(err, pl.hot[i].name)
+		}
+		n += s
 	}
 	switch {
 	case pl.tail == tailNone:

@@ -246,10 +246,7 @@ func init() {
 			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
 			describe:   func(_ *op, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
 		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
-			size: func(o *op, fp unsafe.Pointer) (int, error) {
-				s := *(*string)(fp)
-				return lengthSize(len(s), o.compact, false) + len(s), nil
-			},
+			size:      func(o *op, fp unsafe.Pointer) (int, error) { return stringSize(o, len(*(*string)(fp))) },
 			appendTo:  func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return appendString(b, o, *(*string)(fp)) },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
 			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
@@ -268,15 +265,18 @@ func init() {
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
+					if !o.nullable {
+						return 0, nullNotAllowed()
+					}
 					return lengthSize(-1, o.compact, false), nil
 				}
-				return lengthSize(len(*sp), o.compact, false) + len(*sp), nil
+				return stringSize(o, len(*sp))
 			},
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
 					if !o.nullable {
-						return b, newFieldError(ErrNullNotAllowed, -1, "")
+						return b, nullNotAllowed()
 					}
 					return appendLength(b, -1, o.compact, false), nil
 				}
@@ -405,7 +405,7 @@ func init() {
 				sp := *(*unsafe.Pointer)(fp)
 				if !o.nullable {
 					if sp == nil {
-						return b, newFieldError(ErrNullNotAllowed, -1, "")
+						return b, nullNotAllowed()
 					}
 					return encodeStruct(b, o.sub, sp)
 				}
@@ -508,13 +508,36 @@ func sizeStructPtr(o *op, fp unsafe.Pointer) (int, error) {
 	}
 	if sp == nil {
 		if !o.nullable {
-			return 0, newFieldError(ErrNullNotAllowed, -1, "")
+			return 0, nullNotAllowed()
 		}
 		return marker, nil
 	}
 	s, err := sizeStruct(o.sub, sp)
 	return marker + s, err
 }
+
+// stringSize is the wire size of a string of n bytes in field o, or
+// checkStringLength's error.
+func stringSize(o *op, n int) (int, error) {
+	if err := checkStringLength(o, n); err != nil {
+		return 0, err
+	}
+	return lengthSize(n, o.compact, false) + n, nil
+}
+
+// checkStringLength refuses a string of n bytes that o's length cannot
+// hold: a classic length is an int16. Size asks it, so that it fails
+// where Append (appendString, encode.go) does, with the same error.
+func checkStringLength(o *op, n int) error {
+	if !o.compact && n > maxInt16String {
+		return newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", n)
+	}
+	return nil
+}
+
+// nullNotAllowed is the error of a null (a nil pointer) in a field that
+// cannot be null in the version: encoding and sizing give the same one.
+func nullNotAllowed() error { return newFieldError(ErrNullNotAllowed, -1, "") }
 
 // The per-value entry points every consumer calls.
 
