@@ -125,13 +125,30 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		count++
 	}
 	if pl.hasUnknown {
+		// Kept fields that are written must rise in tag order. None has
+		// the tag of a known field that is written, so the merge that
+		// encodeTaggedFields writes rises exactly when they do, and fails
+		// at the same kept field when they do not. (A value that is also
+		// refused in a known tagged field fails first here; there, in tag
+		// order.)
+		last := int64(-1)
 		for _, u := range (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Fields() {
 			if pl.shadowed(p, u.Tag) {
 				continue
 			}
+			if int64(u.Tag) <= last {
+				return 0, unknownTagOutOfOrder(u.Tag)
+			}
+			last = int64(u.Tag)
 			n += uvarintSize(u.Tag) + uvarintSize(uint32(len(u.Data))) + len(u.Data)
 			count++
 		}
 	}
 	return n + uvarintSize(uint32(count)), nil
+}
+
+// unknownTagOutOfOrder is the error of a kept tagged field whose tag is
+// not above the one written before it.
+func unknownTagOutOfOrder(tag uint32) error {
+	return within(newFieldError(ErrBadTag, -1, "unknown tag %d out of order or repeated", tag), "UnknownTags")
 }

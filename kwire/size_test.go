@@ -14,7 +14,8 @@ import (
 
 // sizeCase has a field for each way Append can refuse a value: nulls a
 // version does not allow and classic strings too long for an int16
-// length, at the top, in arrays, in nested structs and tagged. Versions 0-1 are classic, 2 flexible.
+// length, at the top, in arrays, in nested structs and tagged; kept
+// tagged fields out of order. Versions 0-1 are classic, 2 flexible.
 type sizeCase struct {
 	_           struct{}       `kafka:"versions=0-2,flexible=2+"`
 	Name        *string        `kafka:"v=0+,nullable=1+"`
@@ -69,6 +70,15 @@ func TestSizeFailsWhereAppendFails(t *testing.T) {
 		{"long string in a string array", 0, func(m *sizeCase) { m.Names = []string{"a", long} }, kwire.ErrValueOutOfRange, "Names[1]"},
 		{"long string in an array element", 0, func(m *sizeCase) { m.Items[2].Text = long }, kwire.ErrValueOutOfRange, "Items[2].Text"},
 		{"long nullable string in an array element", 1, func(m *sizeCase) { m.Items[0].Label = &long }, kwire.ErrValueOutOfRange, "Items[0].Label"},
+		{"unknown tags out of order", 2, func(m *sizeCase) {
+			m.UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 9}, kwire.TaggedField{Tag: 4})
+		}, kwire.ErrBadTag, "UnknownTags"},
+		{"unknown tags repeated, nested", 2, func(m *sizeCase) {
+			m.Items[1].UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 3}, kwire.TaggedField{Tag: 3})
+		}, kwire.ErrBadTag, "Items[1].UnknownTags"},
+		{"unknown tag shadowed by a known one", 2, func(m *sizeCase) {
+			m.UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 0}, kwire.TaggedField{Tag: 0}, kwire.TaggedField{Tag: 1})
+		}, nil, ""},
 	}
 	for _, c := range cases {
 		m := valid(c.v)
