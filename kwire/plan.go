@@ -413,7 +413,7 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
 	}
 	if t.defaultRaw != nil {
-		d, err := parseDefault(o.kind, *t.defaultRaw)
+		d, err := parseDefault(&o, *t.defaultRaw)
 		if err != nil {
 			return fail("default", "%v", err)
 		}

@@ -74,6 +74,31 @@ type (
 		_    struct{} `kafka:"versions=0"`
 		Name string   `kafka:"v=0+,default=null"`
 	}
+	// Default errors call a field by its wire type as Schema does.
+	defaultNotAFloat struct {
+		_     struct{} `kafka:"versions=0"`
+		Ratio float64  `kafka:"v=0+,default=half"`
+	}
+	defaultNotABool struct {
+		_    struct{} `kafka:"versions=0"`
+		Flag bool     `kafka:"v=0+,default=yes"`
+	}
+	defaultNotAVarlong struct {
+		_      struct{} `kafka:"versions=0"`
+		Offset int64    `kafka:"v=0+,varint,default=far"`
+	}
+	defaultOnNullableBytes struct {
+		_    struct{} `kafka:"versions=0"`
+		Data []byte   `kafka:"v=0+,nullable=0+,default=x"`
+	}
+	defaultOnRecords struct {
+		_       struct{} `kafka:"versions=0"`
+		Records []byte   `kafka:"v=0+,records,default=x"`
+	}
+	defaultOnUUID struct {
+		_  struct{}   `kafka:"versions=0"`
+		ID kwire.UUID `kafka:"v=0+,default=0"`
+	}
 	unknownKey struct {
 		_    struct{} `kafka:"versions=0"`
 		Name string   `kafka:"v=0+,nulable=0+"`
@@ -177,7 +202,13 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&recordsOnSlice{}, `kwire: plan kwire_test.recordsOnSlice.Records: invalid kafka struct tag: key "records" at version 0: records needs a []byte field, not []int32`},
 		{&defaultNotAnInt{}, `kwire: plan kwire_test.defaultNotAnInt.Timeout: invalid kafka struct tag: key "default" at version 1: "soon" is not a valid int32`},
 		{&defaultTooBig{}, `kwire: plan kwire_test.defaultTooBig.Limit: invalid kafka struct tag: key "default" at version 0: "70000" is not a valid int16`},
-		{&defaultNullOnString{}, `kwire: plan kwire_test.defaultNullOnString.Name: invalid kafka struct tag: key "default" at version 0: null on a string that is not a pointer (use *string)`},
+		{&defaultNullOnString{}, `kwire: plan kwire_test.defaultNullOnString.Name: invalid kafka struct tag: key "default" at version 0: null on a string field, which cannot be null (use *string)`},
+		{&defaultNotAFloat{}, `kwire: plan kwire_test.defaultNotAFloat.Ratio: invalid kafka struct tag: key "default" at version 0: "half" is not a valid float64`},
+		{&defaultNotABool{}, `kwire: plan kwire_test.defaultNotABool.Flag: invalid kafka struct tag: key "default" at version 0: "yes" is not a valid bool`},
+		{&defaultNotAVarlong{}, `kwire: plan kwire_test.defaultNotAVarlong.Offset: invalid kafka struct tag: key "default" at version 0: "far" is not a valid varlong`},
+		{&defaultOnNullableBytes{}, `kwire: plan kwire_test.defaultOnNullableBytes.Data: invalid kafka struct tag: key "default" at version 0: "x" on a nullable_bytes field: only null can be its default`},
+		{&defaultOnRecords{}, `kwire: plan kwire_test.defaultOnRecords.Records: invalid kafka struct tag: key "default" at version 0: "x" on a records field: only null can be its default`},
+		{&defaultOnUUID{}, `kwire: plan kwire_test.defaultOnUUID.ID: invalid kafka struct tag: key "default" at version 0: a uuid field takes no default`},
 		{&unknownKey{}, `kwire: plan kwire_test.unknownKey.Name: invalid kafka struct tag: key "nulable": unknown key (field keys: v, nullable, compact, tag, tagged, default, ignorable, varint, uvarint, records)`},
 		{&unknownMessageKey{}, `kwire: plan kwire_test.unknownMessageKey._: invalid kafka struct tag: key "apikey": unknown key (struct keys on the _ field: api, versions, flexible)`},
 		{&missingV{}, `kwire: plan kwire_test.missingV.Name: invalid kafka struct tag: key "v": missing: a field needs the versions it is on the wire in (v=0+, v=3-5, v=none)`},

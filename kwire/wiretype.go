@@ -83,9 +83,10 @@ type wireType struct {
 	// minWire is the fewest bytes one value takes on the wire; a nested
 	// plan's own minimum comes from subMin.
 	minWire func(o *op, subMin func(*plan) int) int
-	// parseDefault reads the tag's default= text; nil: the type takes
-	// no default.
-	parseDefault func(k kind, raw string) (defaultValue, error)
+	// parseDefault reads the tag's default= text; its errors call the
+	// field by name, its wire type as wireTypeName gives it. nil: the
+	// type takes no default.
+	parseDefault func(name, raw string) (defaultValue, error)
 	// nonZeroDefault: the parsed default is not Go's zero value, so
 	// decoding must store it. nil: never.
 	nonZeroDefault func(o *op) bool
@@ -147,9 +148,9 @@ func init() {
 	rand16 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int16)(fp) = int16(f.integer(16)) }
 	rand32 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int32)(fp) = int32(f.integer(32)) }
 	rand64 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int64)(fp) = f.integer(64) }
-	onlyNull := func(k kind, raw string) (defaultValue, error) {
+	onlyNull := func(name, raw string) (defaultValue, error) {
 		if raw != "null" {
-			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, k)
+			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, name)
 		}
 		return defaultValue{null: true}, nil
 	}
@@ -186,10 +187,10 @@ func init() {
 				f := *(*float64)(fp)
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
 			},
-			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+			parseDefault: func(name, raw string) (defaultValue, error) {
 				f, err := strconv.ParseFloat(raw, 64)
 				if err != nil {
-					return defaultValue{}, fmt.Errorf("%q is not a valid float64", raw)
+					return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, name)
 				}
 				return defaultValue{f: f}, nil
 			},
@@ -206,10 +207,10 @@ func init() {
 				return append(b, 0), nil
 			},
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b },
-			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+			parseDefault: func(name, raw string) (defaultValue, error) {
 				b, err := strconv.ParseBool(raw)
 				if err != nil {
-					return defaultValue{}, fmt.Errorf("%q is not a valid bool", raw)
+					return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, name)
 				}
 				return defaultValue{b: b}, nil
 			},
@@ -250,9 +251,9 @@ func init() {
 			appendTo:  func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return appendString(b, o, *(*string)(fp)) },
 			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
 			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
-			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+			parseDefault: func(name, raw string) (defaultValue, error) {
 				if raw == "null" {
-					return defaultValue{}, fmt.Errorf("null on a string that is not a pointer (use *string)")
+					return defaultValue{}, fmt.Errorf("null on a %s field, which cannot be null (use *string)", name)
 				}
 				return defaultValue{s: raw}, nil
 			},
@@ -289,7 +290,7 @@ func init() {
 				}
 				return sp != nil && *sp == o.def.s
 			},
-			parseDefault: func(_ kind, raw string) (defaultValue, error) {
+			parseDefault: func(_, raw string) (defaultValue, error) {
 				if raw == "null" {
 					return defaultValue{null: true}, nil
 				}
@@ -440,15 +441,15 @@ func init() {
 }
 
 // signedDefault parses a default of a signed integer of the given bits.
-func signedDefault(bits int) func(kind, string) (defaultValue, error) {
-	return func(k kind, raw string) (defaultValue, error) {
+func signedDefault(bits int) func(string, string) (defaultValue, error) {
+	return func(name, raw string) (defaultValue, error) {
 		n, err := strconv.ParseInt(raw, 0, bits)
 		if err != nil {
 			// Kafka writes some int defaults in hex as unsigned bit
 			// patterns, e.g. 0xffffffff for an int32.
 			u, uerr := strconv.ParseUint(raw, 0, bits)
 			if uerr != nil {
-				return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, k)
+				return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, name)
 			}
 			n = int64(u) << (64 - bits) >> (64 - bits)
 		}
@@ -465,11 +466,11 @@ func flatStore(bits func(d *defaultValue) uint64) func(op, *flatDefaults) {
 }
 
 // unsignedDefault parses a default of an unsigned integer up to max.
-func unsignedDefault(max uint64) func(kind, string) (defaultValue, error) {
-	return func(k kind, raw string) (defaultValue, error) {
+func unsignedDefault(max uint64) func(string, string) (defaultValue, error) {
+	return func(name, raw string) (defaultValue, error) {
 		n, err := strconv.ParseUint(raw, 0, 32)
 		if err != nil || n > max {
-			return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, k)
+			return defaultValue{}, fmt.Errorf("%q is not a valid %s", raw, name)
 		}
 		return defaultValue{i: int64(n)}, nil
 	}
@@ -541,9 +542,8 @@ func nullNotAllowed() error { return newFieldError(ErrNullNotAllowed, -1, "") }
 
 // The per-value entry points every consumer calls.
 
-func (k kind) String() string { return wireTypes[k].name }
-
-// wireTypeName is o's wire type as Schema and the tracer show it.
+// wireTypeName is o's wire type as Schema, the tracer and error text
+// call it: the one name of a wire type.
 func (o *op) wireTypeName() string {
 	t := &wireTypes[o.kind]
 	if t.wireName != nil {
@@ -604,13 +604,13 @@ func (o *op) minWire() int {
 	return wireTypes[o.kind].minWire(o, func(sub *plan) int { return sub.minWire })
 }
 
-// parseDefault reads a default= text for a field of kind k.
-func parseDefault(k kind, raw string) (defaultValue, error) {
-	parse := wireTypes[k].parseDefault
+// parseDefault reads a default= text for field o.
+func parseDefault(o *op, raw string) (defaultValue, error) {
+	parse := wireTypes[o.kind].parseDefault
 	if parse == nil {
-		return defaultValue{}, fmt.Errorf("a %s field takes no default", k)
+		return defaultValue{}, fmt.Errorf("a %s field takes no default", o.wireTypeName())
 	}
-	return parse(k, raw)
+	return parse(o.wireTypeName(), raw)
 }
 
 // hasNonZeroDefault reports whether decoding must store o's default
