@@ -472,7 +472,7 @@ func (b *builder) resolveArray(o *op, gt reflect.Type, t fieldTag, v int16, flex
 	if err := b.resolveKind(elem, gt.Elem(), et, v, flex); err != nil {
 		return err
 	}
-	if elem.kind == kNullString || elem.kind == kStructPtr {
+	if wireTypes[elem.kind].notAnElement {
 		return fmt.Errorf("%s: arrays of nullable elements are not part of the protocol", gt)
 	}
 	o.elem = elem

@@ -146,6 +146,10 @@ type (
 		_     struct{}  `kafka:"versions=0"`
 		Names []*string `kafka:"v=0+"`
 	}
+	arrayOfNullableStructs struct {
+		_     struct{}    `kafka:"versions=0"`
+		Items []*badInner `kafka:"v=0+"`
+	}
 	negativeAPIKey struct {
 		_ struct{} `kafka:"api=-3,versions=0"`
 	}
@@ -220,6 +224,7 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&twoUnknownTags{}, `kwire: plan kwire_test.twoUnknownTags.Extra: invalid kafka struct tag: a second UnknownTags field`},
 		{&unsupportedGoType{}, `kwire: plan kwire_test.unsupportedGoType.Count: invalid kafka struct tag: at version 0: unsupported Go type int`},
 		{&arrayOfNullable{}, `kwire: plan kwire_test.arrayOfNullable.Names: invalid kafka struct tag: at version 0: []*string: arrays of nullable elements are not part of the protocol`},
+		{&arrayOfNullableStructs{}, `kwire: plan kwire_test.arrayOfNullableStructs.Items: invalid kafka struct tag: at version 0: []*kwire_test.badInner: arrays of nullable elements are not part of the protocol`},
 		{&negativeAPIKey{}, `kwire: plan kwire_test.negativeAPIKey._: invalid kafka struct tag: key "api": negative API key -3`},
 		{&noVersions{}, `kwire: plan kwire_test.noVersions._: invalid kafka struct tag: key "versions": a message needs at least one version`},
 		{&flexibleBeyondVersions{}, `kwire: plan kwire_test.flexibleBeyondVersions._: invalid kafka struct tag: key "flexible": flexible=4+ is outside versions=0-3 (write flexible=none)`},

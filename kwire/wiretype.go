@@ -42,12 +42,13 @@ const (
 //
 // A new wire type is a kind constant above and an entry in init below:
 // the Go types and keys that pick it (goType, key, keys), resolve for a
-// container, whether it can be null and has a length, its size and
-// bytes, default and zero tests, default parsing and storing, minimum
-// wire size, both fillers, and the tracer's name and view; a fixed
-// width must be one the fused runs copy (1, 2, 4, 8 or 16 bytes). One
-// consumer still needs its own case outside this file: decodeValue
-// (decode.go), the decoder's general path.
+// container, whether it can be null, has a length and can be an array
+// element, its size and bytes, default and zero tests, default parsing
+// and storing, minimum wire size, both fillers, and the tracer's name
+// and view; a fixed width must be one the fused runs copy (1, 2, 4, 8
+// or 16 bytes). Two consumers still key on kinds outside this file:
+// decodeValue (decode.go), the decoder's general path, and resetList
+// (reset.go), which goes into a struct field's nested plan (kStruct).
 //
 // The fast paths keep their own short cases for the common forms and
 // fall back to these entries for the rest: the compiled programs
@@ -70,8 +71,10 @@ type wireType struct {
 	// resolve completes a container's op: its plan or its element.
 	resolve func(b *builder, o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error
 	// canBeNull: the Go type can hold null; lengthPrefixed: the value
-	// is written after a length, which compact makes a uvarint.
-	canBeNull, lengthPrefixed bool
+	// is written after a length, which compact makes a uvarint;
+	// notAnElement: an array cannot hold it, as its Go value is a
+	// pointer whose nil is null and array elements are never null.
+	canBeNull, lengthPrefixed, notAnElement bool
 	// size and appendTo are the value's wire size and its bytes.
 	size     func(o *op, fp unsafe.Pointer) (int, error)
 	appendTo func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error)
@@ -262,7 +265,7 @@ func init() {
 			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
 			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
 			describe:       func(o *op, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
-		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, isZero: zeroPtr, minWire: minLength(2),
+		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *op, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
@@ -399,7 +402,7 @@ func init() {
 			},
 			trace: (*tracer).structValue},
 		kStructPtr: {name: "nullable struct", goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
-			canBeNull: true, isZero: zeroPtr, size: sizeStructPtr,
+			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			trace: (*tracer).nullableStruct,
 			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
