@@ -42,31 +42,23 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
 			if c-n >= int(in.n) {
-				// A loop for each width, no switch per field.
-				dst, rc := unsafe.Add(base, n), (*fixedRunCode)(in.ref)
-				s := unsafe.SliceData(rc.slots) // widest first
-				if rc.n16|rc.n8 != 0 {
-					for range rc.n16 {
-						*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
-						s = nextSlot(s)
-					}
-					for range rc.n8 {
+				// One walk over the slots, a store for each by its width, to
+				// the spare slot past the last (width 0): runs are short, so
+				// a loop per width would cost more in loop tests than it
+				// saves in width tests.
+				dst, s := unsafe.Add(base, n), unsafe.SliceData((*fixedRunCode)(in.ref).slots)
+				for ; s.width != 0; s = nextSlot(s) {
+					if w := s.width; w == 4 {
+						put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
+					} else if w == 2 {
+						put16(unsafe.Add(dst, s.at), *(*uint16)(unsafe.Add(p, s.off)))
+					} else if w == 8 {
 						put64(unsafe.Add(dst, s.at), *(*uint64)(unsafe.Add(p, s.off)))
-						s = nextSlot(s)
+					} else if w == 1 { // a Go bool is 0 or 1
+						*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
+					} else {
+						*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
 					}
-				}
-				for range rc.n4 {
-					put32(unsafe.Add(dst, s.at), *(*uint32)(unsafe.Add(p, s.off)))
-					s = nextSlot(s)
-				}
-				for range rc.n2 {
-					put16(unsafe.Add(dst, s.at), *(*uint16)(unsafe.Add(p, s.off)))
-					s = nextSlot(s)
-				}
-				// The rest are one byte wide (a Go bool is 0 or 1). The
-				// slots have a spare one, so end points into them.
-				for end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(rc.slots)), len(rc.slots)*int(unsafe.Sizeof(fixedSlot{}))); unsafe.Pointer(s) != end; s = nextSlot(s) {
-					*(*uint8)(unsafe.Add(dst, s.at)) = *(*uint8)(unsafe.Add(p, s.off))
 				}
 				n += int(in.n)
 				in = nextInstr(in)

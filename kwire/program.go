@@ -68,8 +68,9 @@ func (in *instr) plan() *plan { return (*plan)(in.ref) }
 
 // fixedRunCode is a cFixedRun's fields, widest first, and how many there
 // are of each width (the rest are one byte), so that decode copies each
-// width in a loop of its own with no test of the width. Encode places
-// each field by its at, so the order is free.
+// width in a loop of its own with no test of the width. Encode walks the
+// slots to the zero spare one past the last and places each field by its
+// at, so the order is free.
 type fixedRunCode struct {
 	slots           []fixedSlot
 	n16, n8, n4, n2 int
@@ -222,9 +223,9 @@ func compileOp(o *op) instr {
 	in := instr{off: o.offset, nullable: o.nullable}
 	switch o.kind {
 	case kFixedRun:
-		// One spare slot past the end: the per-width loops step a pointer
-		// past the last slot, which must still point into the allocation
-		// (checkptr refuses one past it).
+		// One spare slot past the end, left zero: encode's walk stops at
+		// its width 0, so it reads it rather than forming a pointer one
+		// past the allocation (which checkptr refuses).
 		run := make([]fixedSlot, len(o.run), len(o.run)+1)
 		for i, f := range o.run {
 			run[i] = fixedSlot{off: uint32(f.offset), at: uint16(f.at), width: uint8(f.kind.fixedSize()), boolean: f.kind == kBool}
