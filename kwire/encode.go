@@ -60,43 +60,37 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 						*(*UUID)(unsafe.Add(dst, s.at)) = *(*UUID)(unsafe.Add(p, s.off))
 					}
 				}
-				n += int(in.n)
-				in = nextInstr(in)
+				n, in = n+int(in.n), nextInstr(in)
 				continue
 			}
 		case cInt32:
 			if c-n >= 4 {
 				put32(unsafe.Add(base, n), *(*uint32)(fp))
-				n += 4
-				in = nextInstr(in)
+				n, in = n+4, nextInstr(in)
 				continue
 			}
 		case cInt16:
 			if c-n >= 2 {
 				put16(unsafe.Add(base, n), *(*uint16)(fp))
-				n += 2
-				in = nextInstr(in)
+				n, in = n+2, nextInstr(in)
 				continue
 			}
 		case cInt64:
 			if c-n >= 8 {
 				put64(unsafe.Add(base, n), *(*uint64)(fp))
-				n += 8
-				in = nextInstr(in)
+				n, in = n+8, nextInstr(in)
 				continue
 			}
 		case cInt8, cBool:
 			if c-n >= 1 {
 				*(*uint8)(unsafe.Add(base, n)) = *(*uint8)(fp)
-				n++
-				in = nextInstr(in)
+				n, in = n+1, nextInstr(in)
 				continue
 			}
 		case cUUID:
 			if c-n >= 16 {
 				*(*UUID)(unsafe.Add(base, n)) = *(*UUID)(fp)
-				n += 16
-				in = nextInstr(in)
+				n, in = n+16, nextInstr(in)
 				continue
 			}
 		case cStringCompact:
@@ -104,8 +98,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			if len(s) <= maxInlineCopy && c-n > len(s) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
 				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
-				n += 1 + len(s)
-				in = nextInstr(in)
+				n, in = n+1+len(s), nextInstr(in)
 				continue
 			}
 		case cStringClassic:
@@ -113,8 +106,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			if len(s) <= maxInlineCopy && c-n >= 2+len(s) {
 				put16(unsafe.Add(base, n), uint16(len(s)))
 				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
-				n += 2 + len(s)
-				in = nextInstr(in)
+				n, in = n+2+len(s), nextInstr(in)
 				continue
 			}
 		case cNullStringCompact:
@@ -122,15 +114,13 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			if sp == nil {
 				if in.nullable && c-n >= 1 {
 					*(*uint8)(unsafe.Add(base, n)) = 0
-					n++
-					in = nextInstr(in)
+					n, in = n+1, nextInstr(in)
 					continue
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && c-n > len(s) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
 				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
-				n += 1 + len(s)
-				in = nextInstr(in)
+				n, in = n+1+len(s), nextInstr(in)
 				continue
 			}
 		case cNullStringClassic:
@@ -138,22 +128,19 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			if sp == nil {
 				if in.nullable && c-n >= 2 {
 					put16(unsafe.Add(base, n), 0xffff)
-					n += 2
-					in = nextInstr(in)
+					n, in = n+2, nextInstr(in)
 					continue
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && c-n >= 2+len(s) {
 				put16(unsafe.Add(base, n), uint16(len(s)))
 				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
-				n += 2 + len(s)
-				in = nextInstr(in)
+				n, in = n+2+len(s), nextInstr(in)
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
 			h := (*sliceHeader)(fp)
 			if h.data == nil && in.nullable && c-n >= 4 {
-				n += putNullLength(unsafe.Add(base, n), in.code == cArrayInt32Compact)
-				in = nextInstr(in)
+				n, in = n+putNullLength(unsafe.Add(base, n), in.code == cArrayInt32Compact), nextInstr(in)
 				continue
 			}
 			if (h.data != nil || !in.nullable) && h.len < 0x7f && c-n >= 4+4*h.len {
@@ -168,8 +155,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				for j := range h.len {
 					put32(unsafe.Add(base, m+4*j), *(*uint32)(unsafe.Add(h.data, 4*j)))
 				}
-				n = m + 4*h.len
-				in = nextInstr(in)
+				n, in = m+4*h.len, nextInstr(in)
 				continue
 			}
 		case cArrayStringCompact:
@@ -189,8 +175,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					m += 1 + len(s)
 				}
 				if m >= 0 {
-					n = m
-					in = nextInstr(in)
+					n, in = m, nextInstr(in)
 					continue
 				}
 			}
@@ -199,8 +184,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				if len(bs) <= maxInlineCopy {
 					*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
 					copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-					n += 1 + len(bs)
-					in = nextInstr(in)
+					n, in = n+1+len(bs), nextInstr(in)
 					continue
 				}
 				// Long (records): the length, then one memmove.
@@ -218,8 +202,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				put32(unsafe.Add(base, n), uint32(len(bs)))
 				if len(bs) <= maxInlineCopy {
 					copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-					n += 4 + len(bs)
-					in = nextInstr(in)
+					n, in = n+4+len(bs), nextInstr(in)
 					continue
 				}
 				base, n, c, pl, p, in = moveBytes(base, n+4, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
