@@ -23,10 +23,11 @@ const maxInt16String = math.MaxInt16
 // the instruction in registers: its cases write through pointers into
 // room they have checked and make no call (short strings and byte strings
 // are copied inline). Nested structs and arrays of them run in the same
-// loop, their parents kept on a small stack. Everything else (growing,
-// long or null values, the rare forms, structs nested deeper than the
-// stack, errors) goes through the one call to encodeInstr below the
-// switch, so only that path spills and reloads.
+// loop, their parents kept on a small stack. Long byte strings (records)
+// go to copyLong, below the switch, for one memmove. Everything else
+// (growing, long strings, null values, the rare forms, structs nested
+// deeper than the stack, errors) goes through the one call to encodeInstr
+// below the switch, so only those two paths spill and reload.
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if !pl.skipAbsent && (!pl.absentChecksFlat || !checksPass(pl.absentChecks, p)) {
 		if err := checkAbsent(pl, p); err != nil {
@@ -36,6 +37,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	var st encodeStack // the parents of the struct at p
 	base, n, c := unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
 	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
+	var long []byte                // a byte string for copyLong
 	for {
 		fp := unsafe.Add(p, in.off)
 		switch in.code {
@@ -188,14 +190,14 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					continue
 				}
 				// Long (records): the length, then one memmove.
-				m, v := n, uint32(len(bs)+1)
+				v := uint32(len(bs) + 1)
 				for ; v >= 0x80; v >>= 7 {
-					*(*uint8)(unsafe.Add(base, m)) = byte(v) | 0x80
-					m++
+					*(*uint8)(unsafe.Add(base, n)) = byte(v) | 0x80
+					n++
 				}
-				*(*uint8)(unsafe.Add(base, m)) = byte(v)
-				base, n, c, pl, p, in = moveBytes(base, m+1, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-				continue
+				*(*uint8)(unsafe.Add(base, n)) = byte(v)
+				n, long = n+1, bs
+				goto copyLong
 			}
 		case cBytesClassic:
 			if bs := *(*[]byte)(fp); bs != nil && c-n >= 4+len(bs) {
@@ -205,8 +207,8 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					n, in = n+4+len(bs), nextInstr(in)
 					continue
 				}
-				base, n, c, pl, p, in = moveBytes(base, n+4, c, pl, p, in, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
-				continue
+				n, long = n+4, bs
+				goto copyLong
 			}
 		case cArrayStructCompact, cArrayStructClassic:
 			h := (*sliceHeader)(fp)
@@ -287,7 +289,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			if in != nil {
 				continue
 			}
+			goto end
 		}
+	copyLong: // a long byte string, at n, where its length leaves room
+		copy(bytesAt(unsafe.Add(base, n), len(long), len(long)), long)
+		n, in = n+len(long), nextInstr(in)
+		continue
 	end: // of a struct: the next element, back to the parent, or done
 		if st.depth == 0 {
 			return bytesAt(base, n, c), nil
@@ -361,17 +368,6 @@ func putNullLength(dst unsafe.Pointer, compact bool) int {
 	}
 	put32(dst, 0xffffffff)
 	return 4
-}
-
-// moveBytes copies l bytes from src to base+n, which has room for them,
-// and hands encodeStruct's loop its state back past them: the state goes
-// through the call rather than around it, so nothing of the loop is live
-// across it and the loop spills nothing (see encodeInstr).
-//
-//go:noinline
-func moveBytes(base unsafe.Pointer, n, c int, pl *plan, p unsafe.Pointer, in *instr, src unsafe.Pointer, l int) (unsafe.Pointer, int, int, *plan, unsafe.Pointer, *instr) {
-	copy(bytesAt(unsafe.Add(base, n), l, l), bytesAt(src, l, l))
-	return base, n + l, c, pl, p, nextInstr(in)
 }
 
 // maxInlineCopy is the longest string or byte string encodeStruct copies
