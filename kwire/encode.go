@@ -660,15 +660,22 @@ func extend(b []byte, n int) []byte {
 	return b[:len(b)+n]
 }
 
-// put32 stores v big-endian at p, which must have 4 bytes of room.
+// put32 stores v big-endian at p, which must have 4 bytes of room. The
+// byte stores compile to one swapped store, as binary.BigEndian's do; a
+// call to PutUint32 here would leave a NOP (its inline mark) in every
+// loop that stores through put32.
 func put32(p unsafe.Pointer, v uint32) {
-	binary.BigEndian.PutUint32((*[4]byte)(p)[:], v)
+	b := (*[4]byte)(p)
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
 }
 
 func put16(p unsafe.Pointer, v uint16) {
-	binary.BigEndian.PutUint16((*[2]byte)(p)[:], v)
+	b := (*[2]byte)(p)
+	b[0], b[1] = byte(v>>8), byte(v)
 }
 
 func put64(p unsafe.Pointer, v uint64) {
-	binary.BigEndian.PutUint64((*[8]byte)(p)[:], v)
+	b := (*[8]byte)(p)
+	b[0], b[1], b[2], b[3] = byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32)
+	b[4], b[5], b[6], b[7] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
 }
