@@ -18,7 +18,6 @@ type decoder struct {
 	int32s         []int32  // backing for []int32 arrays
 	lastStrChunk   int      // size of the last string chunk: they double
 	strBytes       int      // string chunk bytes allocated so far
-	strHint        int      // string bytes the message's last decode used, 0 if unknown
 	lastPtrChunk   int      // size of the last *string chunk: they double
 	lastInt32Chunk int      // size of the last []int32 chunk: they double
 	// Backing for arrays of structs: one slab per element type met, the
@@ -150,22 +149,10 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 // strPtr returns a pointer to the next n bytes as a string, the string
 // header carved from a chunk as the bytes are.
 func (d *decoder) strPtr(n int) (*string, error) {
-	if len(d.strPtrs) == 0 && d.lastPtrChunk == 0 && d.lastStrChunk == 0 && n > 0 {
-		// The first *string of a message with the first string chunk:
-		// one allocation, of the room the two would take apart.
-		want := d.strHint
-		if want == 0 {
-			want = 64
-		}
-		size := max(n, min(d.remaining(), want))
-		if size <= 64 {
-			if err := d.charge(int(unsafe.Sizeof("")) + size); err != nil {
-				return nil, err
-			}
-			d.strPtrs, d.strArena = firstStrings(size)
-			d.lastPtrChunk, d.lastStrChunk = 1, 64
-			d.strBytes += size
-		}
+	if len(d.strPtrs) == 0 && d.lastPtrChunk == 0 && d.strBytes == 0 && n > 0 && n <= 64 {
+		// The first *string of a message with no chunk yet takes the
+		// first string chunk with it.
+		d.firstChunk(packStrings(64, true))
 	}
 	if len(d.strPtrs) == 0 {
 		d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
@@ -182,11 +169,41 @@ func (d *decoder) strPtr(n int) (*string, error) {
 	return sp, err
 }
 
+// firstChunk allocates a decode's first string chunk as h (packStrings)
+// describes it: of its size, bounded by the bytes left, and with one
+// *string target in the same object when h says a *string was taken and
+// the chunk is small (one allocation where two would be: a request's
+// client id is most often a message's only *string). Decoding with the
+// chunk of the size the last message used, the strings take
+// decodeStruct's inline case from the first. Over the budget it
+// allocates nothing, and each string takes a chunk as it needs one.
+func (d *decoder) firstChunk(h int32) {
+	size := min(int(h>>1), d.remaining())
+	ptr := h&1 != 0 && size <= 64
+	cost := size
+	if ptr {
+		cost += int(unsafe.Sizeof(""))
+	}
+	if size == 0 || d.charge(cost) != nil {
+		return
+	}
+	if ptr {
+		d.strPtrs, d.strArena = firstStrings(size)
+		d.lastPtrChunk = 1
+	} else {
+		d.strArena = make([]byte, size)
+	}
+	d.lastStrChunk, d.strBytes = size, size
+}
+
 // stringsUsed is the string chunk bytes the decode took less the room
 // left in its last chunk (the tail of an earlier chunk, left for a string
-// it could not hold, counts as used), which becomes the plan's hint for
-// sizing the next message's first chunk.
-func (d *decoder) stringsUsed() int { return d.strBytes - len(d.strArena) }
+// it could not hold, counts as used), and whether it took a *string
+// target: the plan's hint for the next message's first chunk.
+func (d *decoder) stringsUsed() (int, bool) {
+	ptr := d.lastPtrChunk > 1 || d.lastPtrChunk == 1 && len(d.strPtrs) == 0
+	return d.strBytes - len(d.strArena), ptr
+}
 
 // firstStrings allocates one *string target and a string chunk of size
 // bytes (1 to 64) as one object, the chunk rounded up to 16 bytes as Go's
@@ -227,16 +244,11 @@ func (d *decoder) str(n int) (string, error) {
 		return "", nil
 	}
 	if len(d.strArena) < n {
-		// Chunks start small and double, so a message with one short
-		// string (next to, say, records) pays for that string only; the
-		// first takes what the last message of this type used, when
-		// known.
+		// Chunks double from 64 bytes (the first is most often sized
+		// by the last message of this type, see Decoder.start), bounded
+		// by the bytes left.
 		d.lastStrChunk = min(max(2*d.lastStrChunk, 64), strChunk)
-		want := d.lastStrChunk
-		if d.strBytes == 0 && d.strHint > 0 {
-			want = d.strHint
-		}
-		size := max(n, min(d.remaining(), want))
+		size := max(n, min(d.remaining(), d.lastStrChunk))
 		if err := d.charge(size); err != nil {
 			return "", err
 		}
@@ -245,7 +257,11 @@ func (d *decoder) str(n int) (string, error) {
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
-	copy(buf, d.src[d.off:])
+	if n <= maxInlineCopy {
+		copyShort(unsafe.Pointer(&buf[0]), 0, unsafe.Pointer(&d.src[d.off]), n) // no call, for a client id
+	} else {
+		copy(buf, d.src[d.off:])
+	}
 	d.off += n
 	return unsafe.String(&buf[0], n), nil
 }
@@ -593,7 +609,8 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		if err := d.charge(n * int(unsafe.Sizeof(""))); err != nil {
 			return pl, p, in, off, within(err, o.name)
 		}
-		vals := unsafe.Slice((*string)(newArray(o, (*sliceHeader)(fp), n)), n)
+		vals := unsafe.Slice((*string)(unsafeNewArray(o.elemType, n)), n)
+		*(*[]string)(fp) = vals
 		for j := range vals {
 			if err := d.arrayString(o.elem, &vals[j]); err != nil {
 				return pl, p, in, off, within(withinIndex(err, j), o.name)
@@ -610,19 +627,17 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 // and hands decodeStruct's loop the first element. An array the bytes
 // left cannot hold takes the general path.
 func (d *decoder) enterArray(pl *plan, p unsafe.Pointer, in *instr, off, n, next int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
-	o := pl.opOf(in)
-	if n*max(1, int(o.elemMinWire)) > len(d.src)-next {
+	sub := in.plan()
+	if n*max(1, sub.minWire) > len(d.src)-next {
 		return d.decodeInstr(pl, p, in, off, st)
 	}
 	d.off = next
-	h := (*sliceHeader)(unsafe.Add(p, in.off))
-	data, err := d.structElems(o, n, h)
+	data, err := d.structElems(sub, uintptr(in.n), n)
 	if err != nil {
-		return pl, p, in, next, within(err, o.name)
+		return pl, p, in, next, within(err, pl.opOf(in).name)
 	}
-	*h = sliceHeader{data: data, len: n, cap: n}
+	*(*sliceHeader)(unsafe.Add(p, in.off)) = sliceHeader{data: data, len: n, cap: n}
 	st.push(pl, p, in, n)
-	sub := in.plan()
 	if sub.hasDefaults {
 		sub.applyDefaults(data)
 	}
@@ -882,9 +897,9 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	}
 	var data unsafe.Pointer
 	if e.kind == kStruct {
-		data, err = d.structElems(o, n, h)
+		data, err = d.structElems(e.sub, o.elemSize, n)
 	} else if err = d.charge(n * int(o.elemSize)); err == nil {
-		data = newArray(o, h, n)
+		data = unsafeNewArray(o.elemType, n)
 	}
 	if err != nil {
 		return err
@@ -1075,9 +1090,9 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 // slabs' unused room together stays under a quarter of the input, however
 // the message mixes types; and a slab is kept per type, so
 // mixing types never throws a slab away.
-func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, error) {
-	sl := d.slabOf(o.elem.sub)
-	size := int(o.elemSize)
+func (d *decoder) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer, error) {
+	sl := d.slabOf(elem)
+	size := int(stride)
 	sl.used += n
 	if sl.used == n {
 		// The first array of this type: exactly its room (the count
@@ -1085,7 +1100,7 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 		if err := d.charge(n * size); err != nil {
 			return nil, err
 		}
-		return newArray(o, h, n), nil
+		return unsafeNewArray(elem.rtype, n), nil
 	}
 	if sl.left >= n {
 		p := sl.data
@@ -1094,11 +1109,11 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 		if sl.left == 0 {
 			sl.data = nil
 		} else {
-			sl.data = unsafe.Add(p, uintptr(n)*o.elemSize)
+			sl.data = unsafe.Add(p, uintptr(n)*stride)
 		}
 		return p, nil
 	}
-	count := min(slabChunk, sl.used-n, d.remaining()/max(1, int(o.elemMinWire)))
+	count := min(slabChunk, sl.used-n, d.remaining()/max(1, elem.minWire))
 	if size > 0 {
 		count = min(count, n+max(0, len(d.src)>>slackShift-d.slack)/size)
 	}
@@ -1107,13 +1122,13 @@ func (d *decoder) structElems(o *op, n int, h *sliceHeader) (unsafe.Pointer, err
 		if err := d.charge(n * size); err != nil {
 			return nil, err
 		}
-		return newArray(o, h, n), nil
+		return unsafeNewArray(elem.rtype, n), nil
 	}
 	if err := d.charge(count * size); err != nil {
 		return nil, err
 	}
-	p := newArray(o, h, count)
-	sl.data, sl.left = unsafe.Add(p, uintptr(n)*o.elemSize), count-n
+	p := unsafeNewArray(elem.rtype, count)
+	sl.data, sl.left = unsafe.Add(p, uintptr(n)*stride), count-n
 	d.slack += (count - n) * size
 	return p, nil
 }
@@ -1138,13 +1153,4 @@ func (d *decoder) slabOf(elem *plan) *slab {
 	}
 	d.moreStructs = append(d.moreStructs, slab{elem: elem})
 	return &d.moreStructs[len(d.moreStructs)-1]
-}
-
-// newArray allocates a zeroed backing array of n elements for the slice
-// at h (the array op o's field) and stores it there with length and
-// capacity n.
-func newArray(o *op, h *sliceHeader, n int) unsafe.Pointer {
-	p := unsafeNewArray(o.elemType, n)
-	*h = sliceHeader{data: p, len: n, cap: n}
-	return p
 }

@@ -34,24 +34,26 @@ type Decoder struct {
 	Exact bool
 }
 
-// start readies d, a zero decoder, to read src, a message of plan pl: its
-// string chunks sized by what the last message of pl's type used (a
-// request header's client id shares the body's first chunk). Filling a
-// zero value in place, rather than returning one, spares copying the
-// whole decoder.
+// start readies d, a zero decoder, to read src, a message of plan pl.
+// Filling a zero value in place, rather than returning one, spares
+// copying the whole decoder.
 func (dc Decoder) start(d *decoder, src []byte, pl *plan) {
 	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
-	d.strHint = int(pl.strHint.Load())
 }
 
 // decodeBody resets the message at p and decodes it with pl.
 func (d *decoder) decodeBody(pl *plan, p unsafe.Pointer) error {
 	pl.reset(p)
+	if h := pl.strHint.Load(); h != 0 && d.strBytes == 0 {
+		d.firstChunk(h) // unless a request header's client id took one
+	}
 	if err := d.decodeStruct(pl, p); err != nil {
 		resetAll(pl, p)
 		return err
 	}
-	pl.noteStrings(d.stringsUsed())
+	if d.strBytes != 0 {
+		pl.noteStrings(d.stringsUsed())
+	}
 	return nil
 }
 
@@ -122,6 +124,9 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	var d decoder
 	dc.start(&d, rest, pl)
 	d.off = 4
+	if h := pl.strHint.Load(); h != 0 {
+		d.firstChunk(h) // for the client id and the body
+	}
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
 	}

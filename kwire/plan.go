@@ -101,20 +101,29 @@ type plan struct {
 	// hasDefaults says there is anything in flatDefaults at all.
 	defaultStores defaultStores
 	hasDefaults   bool
-	// strHint is the string bytes the last decode of this message used
-	// (at most strChunk): the size of the next decode's first string
-	// chunk, so that a message with one short string gets a chunk of
-	// its size and one with many gets a single chunk.
+	// strHint is what the last decode of this message used of strings,
+	// packed by packStrings: the bytes (at most strChunk) and whether it
+	// took a *string target. The next decode allocates its first string
+	// chunk of that size, and shape, before reading a byte.
 	strHint atomic.Int32
 }
 
-// noteStrings records that a decode of this message used n string bytes.
-// It writes only on a change, so decoders on many cores do not contend
-// for the plan's cache line.
-func (pl *plan) noteStrings(n int) {
-	n = min(n, strChunk)
-	if n > 0 && int(pl.strHint.Load()) != n {
-		pl.strHint.Store(int32(n))
+// packStrings packs a decode's string use into a plan's strHint.
+func packStrings(bytes int, ptr bool) int32 {
+	h := int32(min(bytes, strChunk)) << 1
+	if ptr {
+		h |= 1
+	}
+	return h
+}
+
+// noteStrings records that a decode of this message used n string bytes,
+// ptr saying whether it took a *string target. It writes only on a
+// change, so decoders on many cores do not contend for the plan's cache
+// line.
+func (pl *plan) noteStrings(n int, ptr bool) {
+	if h := packStrings(n, ptr); n > 0 && pl.strHint.Load() != h {
+		pl.strHint.Store(h)
 	}
 }
 
