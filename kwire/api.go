@@ -107,15 +107,29 @@ func messagePlanSlow(msg any, version int16, op string) (*plan, unsafe.Pointer, 
 // rootCache maps a pointer-to-message type straight to its plans by
 // version. In front of it sits hotRoots, a small direct-mapped table keyed
 // by the type's address, so the common call (a pointer, a small version)
-// costs two atomic loads before the plan runs.
+// costs an atomic load and a plain one before the plan runs.
 var (
 	rootCache sync.Map // reflect.Type (a pointer type) -> *rootPlans
 	hotRoots  [256]atomic.Pointer[rootPlans]
 )
 
+// rootPlans is one message type's plans by version. It never changes once
+// published: rememberRootPlan replaces it whole to add a plan, so readers
+// load the plans without atomics.
 type rootPlans struct {
 	typ   unsafe.Pointer // the runtime type of the pointer-to-message
-	plans [64]atomic.Pointer[plan]
+	plans [64]*plan
+}
+
+// noRootPlans fills the hotRoots slots no type has taken yet, so a lookup
+// need not test for nil: its type matches only a nil interface, whose nil
+// data pointer then fails.
+var noRootPlans rootPlans
+
+func init() {
+	for i := range hotRoots {
+		hotRoots[i].Store(&noRootPlans)
+	}
 }
 
 type eface struct{ typ, data unsafe.Pointer }
@@ -130,8 +144,8 @@ func hotSlot(typ unsafe.Pointer) *atomic.Pointer[rootPlans] {
 func cachedRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
 	e := (*eface)(unsafe.Pointer(&msg))
 	r := hotSlot(e.typ).Load()
-	if r != nil && r.typ == e.typ && e.data != nil && uint16(version) < uint16(len(r.plans)) {
-		return r.plans[version].Load(), e.data
+	if r.typ == e.typ && e.data != nil && uint16(version) < uint16(len(r.plans)) {
+		return r.plans[version], e.data
 	}
 	return nil, nil
 }
@@ -155,16 +169,36 @@ func lookupRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
 	}
 	r := v.(*rootPlans)
 	hotSlot(e.typ).Store(r)
-	return r.plans[version].Load(), e.data
+	return r.plans[version], e.data
 }
 
+// rememberRootPlan adds pl, the plan of t at version, to rootCache: a new
+// rootPlans with the plans already known and pl, swapped in for the old
+// one (and in hotRoots, if it sits there).
 func rememberRootPlan(t reflect.Type, version int16, pl *plan) {
 	if version < 0 || version >= 64 || t.Kind() != reflect.Pointer {
 		return
 	}
 	var zero any = reflect.Zero(t).Interface()
-	v, _ := rootCache.LoadOrStore(t, &rootPlans{typ: (*eface)(unsafe.Pointer(&zero)).typ})
-	v.(*rootPlans).plans[version].Store(pl)
+	typ := (*eface)(unsafe.Pointer(&zero)).typ
+	for {
+		next := &rootPlans{typ: typ}
+		old, known := rootCache.Load(t)
+		if known {
+			next.plans = old.(*rootPlans).plans
+		}
+		next.plans[version] = pl
+		if !known {
+			if _, taken := rootCache.LoadOrStore(t, next); taken {
+				continue // another goroutine stored first: add to its plans
+			}
+			return
+		}
+		if rootCache.CompareAndSwap(t, old, next) {
+			hotSlot(typ).CompareAndSwap(old.(*rootPlans), next)
+			return
+		}
+	}
 }
 
 // rootPlan is the plan of a top-level message: the version must be valid
