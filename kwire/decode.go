@@ -294,9 +294,11 @@ func (d *decoder) chargeBudget(n int) error {
 // Nested structs and arrays of them run in the same loop, their parents
 // kept on a small stack (encodeStack, as encode keeps them); deeper ones
 // recurse through the general path. The cases make no call: every call
-// (the general path, entering an array, the tag section, defaults) takes
-// the loop's state and hands it back, so nothing of the loop is live
-// across a call and the loop spills nothing.
+// (the general path, the tag section, defaults) takes the loop's state
+// and hands it back, so nothing of the loop is live across a call and the
+// loop spills nothing. Entering an array calls for the elements' storage
+// with the parent already pushed, so only the array's plan, length and
+// offset live across that call.
 func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 	if pl.hasDefaults {
 		pl, p = pl.withDefaults(p)
@@ -450,10 +452,24 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				in = nextInstr(in)
 				continue
 			}
-			if n > 0 && st.depth < encodeDepth {
-				if pl, p, in, off, err = d.enterArray(pl, p, in, off, n, next, &st); err != nil {
-					return st.within(err)
+			if sub := in.plan(); n > 0 && st.depth < encodeDepth && n*max(1, sub.minWire) <= len(src)-next {
+				// Enter the array: the parent on the stack (so
+				// that it is not live across the call), the
+				// elements' storage, the first element.
+				st.push(pl, p, in, n)
+				d.off = next
+				data, err := d.structElems(sub, uintptr(in.n), n)
+				if err != nil {
+					st.depth--
+					f := &st.frames[st.depth]
+					return st.within(within(err, f.pl.opOf(f.in).name))
 				}
+				f := &st.frames[st.depth-1]
+				*(*sliceHeader)(unsafe.Add(f.p, f.in.off)) = sliceHeader{data: data, len: n, cap: n}
+				if sub.hasDefaults {
+					sub.applyDefaults(data)
+				}
+				pl, p, in, off = sub, data, unsafe.SliceData(sub.enc), next
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
@@ -620,28 +636,6 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 	}
 	off, err := d.decodeOp(pl, pl.instrIndex(in), p, off)
 	return pl, p, nextInstr(in), off, err
-}
-
-// enterArray starts an array of n structs whose length is at off and whose
-// elements begin at next: it takes their storage, pushes the parent on st
-// and hands decodeStruct's loop the first element. An array the bytes
-// left cannot hold takes the general path.
-func (d *decoder) enterArray(pl *plan, p unsafe.Pointer, in *instr, off, n, next int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
-	sub := in.plan()
-	if n*max(1, sub.minWire) > len(d.src)-next {
-		return d.decodeInstr(pl, p, in, off, st)
-	}
-	d.off = next
-	data, err := d.structElems(sub, uintptr(in.n), n)
-	if err != nil {
-		return pl, p, in, next, within(err, pl.opOf(in).name)
-	}
-	*(*sliceHeader)(unsafe.Add(p, in.off)) = sliceHeader{data: data, len: n, cap: n}
-	st.push(pl, p, in, n)
-	if sub.hasDefaults {
-		sub.applyDefaults(data)
-	}
-	return sub, data, unsafe.SliceData(sub.enc), next, nil
 }
 
 // withDefaults stores pl's defaults that are not the Go zero value into
