@@ -243,11 +243,16 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 	if h.Version >= 1 {
 		// A classic nullable string, read here rather than through an op
 		// so that neither the header nor the pointer moves to the heap.
-		n, err := d.readLength(false, false, 1)
-		if err != nil {
+		// The length as decodeStruct reads it; cut short or out of
+		// range, readLength reads it again for the error.
+		n, next := classicLength(d.src, d.off, 2)
+		if n < -1 || n > len(d.src)-next {
+			_, err := d.readLength(false, false, 1)
 			return within(err, "ClientID")
 		}
+		d.off = next
 		if n >= 0 {
+			var err error
 			if h.ClientID, err = d.strPtr(n); err != nil {
 				return within(err, "ClientID")
 			}

@@ -74,3 +74,35 @@ func TestLayoutArrayNames(t *testing.T) {
 	assert.Contains(t, text, "+-- uuid[0] uuid = 00000000-0000-0000-0000-000000000000")
 	assert.Contains(t, text, "+-- Parts[0] part = struct")
 }
+
+// TestRequestClientIDErrors: a client id length that is cut short, below
+// -1 or past the frame is refused with its field and the offset of the
+// length (from the start of the frame, size prefix included).
+func TestRequestClientIDErrors(t *testing.T) {
+	client := "proxy"
+	frame, err := kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client}, newHeartbeat())
+	require.NoError(t, err)
+	const at = 12 // size 4, key 2, version 2, correlation id 4
+	setLength := func(n uint16) []byte {
+		f := append([]byte(nil), frame...)
+		f[at], f[at+1] = byte(n>>8), byte(n)
+		return f
+	}
+	cut := append([]byte(nil), frame[:at+1]...)
+	cut[3] = at + 1 - 4 // the size prefix says what is there
+	for name, c := range map[string]struct {
+		frame []byte
+		want  error
+	}{
+		"cut short":      {cut, kwire.ErrTruncated},
+		"below -1":       {setLength(0xfffe), kwire.ErrInvalidLength},
+		"past the frame": {setLength(uint16(len(frame))), kwire.ErrInvalidLength},
+	} {
+		_, _, err := kwire.ReadRequest(c.frame, func(key, v int16) (any, error) { return new(heartbeat), nil })
+		var e *kwire.Error
+		require.ErrorAs(t, err, &e, name)
+		assert.ErrorIs(t, err, c.want, name)
+		assert.Equal(t, "ClientID", e.Path, name)
+		assert.Equal(t, at, e.Offset, name)
+	}
+}
