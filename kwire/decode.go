@@ -496,22 +496,21 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				continue
 			}
 		case cBytesCompact, cBytesClassic:
-			n, next := classicLength(src, off, 4)
-			if in.code == cBytesCompact {
+			n, next := -2, off
+			if in.code == cBytesClassic {
+				n, next = classicLength(src, off, 4)
+			} else if len(src)-off >= 3 {
 				// The lengths of records, up to 2 MiB in three bytes, read
 				// here rather than in a function, which would not inline;
 				// any other form takes the general path.
-				n, next = -2, off
-				if len(src)-off >= 3 {
-					b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
-					switch {
-					case b0 < 0x80:
-						n, next = int(b0)-1, off+1
-					case b1 < 0x80 && b1 != 0:
-						n, next = int(b0&0x7f|b1<<7)-1, off+2
-					case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
-						n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
-					}
+				b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
+				switch {
+				case b0 < 0x80:
+					n, next = int(b0)-1, off+1
+				case b1 < 0x80 && b1 != 0:
+					n, next = int(b0&0x7f|b1<<7)-1, off+2
+				case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
+					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
 				}
 			}
 			if n >= 0 && n <= len(src)-next && in.count != 0 { // records may alias the input
