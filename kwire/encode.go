@@ -29,9 +29,9 @@ const maxInt16String = math.MaxInt16
 // deeper than the stack, errors) goes through the one call to encodeInstr
 // below the switch, so only those two paths spill and reload.
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
-	if !pl.skipAbsent && (!pl.absentChecksFlat || !checksPass(pl.absentChecks, p)) {
+	if !pl.skipAbsent {
 		if err := checkAbsent(pl, p); err != nil {
-			return b, err
+			return nil, err // the caller hands back what it passed in
 		}
 	}
 	var st encodeStack // the parents of the struct at p
@@ -196,7 +196,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					n++
 				}
 				*(*uint8)(unsafe.Add(base, n)) = byte(v)
-				n, long = n+1, bs
+				n, long, in = n+1, bs, nextInstr(in)
 				goto copyLong
 			}
 		case cBytesClassic:
@@ -207,7 +207,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 					n, in = n+4+len(bs), nextInstr(in)
 					continue
 				}
-				n, long = n+4, bs
+				n, long, in = n+4, bs, nextInstr(in)
 				goto copyLong
 			}
 		case cArrayStructCompact, cArrayStructClassic:
@@ -293,7 +293,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 	copyLong: // a long byte string, at n, where its length leaves room
 		copy(bytesAt(unsafe.Add(base, n), len(long), len(long)), long)
-		n, in = n+len(long), nextInstr(in)
+		n += len(long)
 		continue
 	end: // of a struct: the next element, back to the parent, or done
 		if st.depth == 0 {
@@ -519,6 +519,9 @@ func encodeOp(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) 
 // checkAbsent fails if a field the version lacks holds a value that would
 // be lost.
 func checkAbsent(pl *plan, p unsafe.Pointer) error {
+	if pl.absentChecksFlat && checksPass(pl.absentChecks, p) {
+		return nil
+	}
 	for i := range pl.absent {
 		o := &pl.absent[i]
 		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
