@@ -31,7 +31,7 @@ const maxInt16String = math.MaxInt16
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if !pl.skipAbsent {
 		if err := checkAbsent(pl, p); err != nil {
-			return nil, err // the caller hands back what it passed in
+			return b, err
 		}
 	}
 	var st encodeStack // the parents of the struct at p
@@ -39,7 +39,6 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
 	var long []byte                // a byte string for copyLong
 	for {
-		fp := unsafe.Add(p, in.off)
 		switch in.code {
 		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
@@ -67,36 +66,36 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cInt32:
 			if c-n >= 4 {
-				put32(unsafe.Add(base, n), *(*uint32)(fp))
+				put32(unsafe.Add(base, n), *(*uint32)(in.field(p)))
 				n, in = n+4, nextInstr(in)
 				continue
 			}
 		case cInt16:
 			if c-n >= 2 {
-				put16(unsafe.Add(base, n), *(*uint16)(fp))
+				put16(unsafe.Add(base, n), *(*uint16)(in.field(p)))
 				n, in = n+2, nextInstr(in)
 				continue
 			}
 		case cInt64:
 			if c-n >= 8 {
-				put64(unsafe.Add(base, n), *(*uint64)(fp))
+				put64(unsafe.Add(base, n), *(*uint64)(in.field(p)))
 				n, in = n+8, nextInstr(in)
 				continue
 			}
 		case cInt8, cBool:
 			if c-n >= 1 {
-				*(*uint8)(unsafe.Add(base, n)) = *(*uint8)(fp)
+				*(*uint8)(unsafe.Add(base, n)) = *(*uint8)(in.field(p))
 				n, in = n+1, nextInstr(in)
 				continue
 			}
 		case cUUID:
 			if c-n >= 16 {
-				*(*UUID)(unsafe.Add(base, n)) = *(*UUID)(fp)
+				*(*UUID)(unsafe.Add(base, n)) = *(*UUID)(in.field(p))
 				n, in = n+16, nextInstr(in)
 				continue
 			}
 		case cStringCompact:
-			s := *(*string)(fp)
+			s := *(*string)(in.field(p))
 			if len(s) <= maxInlineCopy && c-n > len(s) {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
 				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
@@ -104,7 +103,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cStringClassic:
-			s := *(*string)(fp)
+			s := *(*string)(in.field(p))
 			if len(s) <= maxInlineCopy && c-n >= 2+len(s) {
 				put16(unsafe.Add(base, n), uint16(len(s)))
 				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
@@ -112,7 +111,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cNullStringCompact:
-			sp := *(**string)(fp)
+			sp := *(**string)(in.field(p))
 			if sp == nil {
 				if in.nullable && c-n >= 1 {
 					*(*uint8)(unsafe.Add(base, n)) = 0
@@ -126,7 +125,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cNullStringClassic:
-			sp := *(**string)(fp)
+			sp := *(**string)(in.field(p))
 			if sp == nil {
 				if in.nullable && c-n >= 2 {
 					put16(unsafe.Add(base, n), 0xffff)
@@ -140,7 +139,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
-			h := (*sliceHeader)(fp)
+			h := (*sliceHeader)(in.field(p))
 			if h.data == nil && in.nullable && c-n >= 4 {
 				n, in = n+putNullLength(unsafe.Add(base, n), in.code == cArrayInt32Compact), nextInstr(in)
 				continue
@@ -162,7 +161,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayStringCompact:
 			// Written ahead of n, which moves only if every element fit.
-			h := (*sliceHeader)(fp)
+			h := (*sliceHeader)(in.field(p))
 			if h.data != nil && h.len < 0x7f && c-n > h.len {
 				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
 				m := n + 1
@@ -182,7 +181,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				}
 			}
 		case cBytesCompact:
-			if bs := *(*[]byte)(fp); bs != nil && c-n >= 5+len(bs) {
+			if bs := *(*[]byte)(in.field(p)); bs != nil && c-n >= 5+len(bs) {
 				if len(bs) <= maxInlineCopy {
 					*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
 					copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
@@ -200,7 +199,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				goto copyLong
 			}
 		case cBytesClassic:
-			if bs := *(*[]byte)(fp); bs != nil && c-n >= 4+len(bs) {
+			if bs := *(*[]byte)(in.field(p)); bs != nil && c-n >= 4+len(bs) {
 				put32(unsafe.Add(base, n), uint32(len(bs)))
 				if len(bs) <= maxInlineCopy {
 					copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
@@ -211,7 +210,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				goto copyLong
 			}
 		case cArrayStructCompact, cArrayStructClassic:
-			h := (*sliceHeader)(fp)
+			h := (*sliceHeader)(in.field(p))
 			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 4 && sub.skipAbsent && st.depth < encodeDepth {
 				// 1 to 126 elements, the common case: the length, then
 				// the first element.
@@ -242,7 +241,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cStruct:
 			if sub := in.plan(); sub.skipAbsent && st.depth < encodeDepth {
 				st.push(pl, p, in, 1)
-				pl, p, in = sub, fp, unsafe.SliceData(sub.enc)
+				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.enc)
 				continue
 			}
 		case cEndNone:
@@ -254,13 +253,13 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				goto end
 			}
 		case cEndUnknown:
-			if (*UnknownTags)(fp).fields == nil && c-n >= 1 {
+			if (*UnknownTags)(in.field(p)).fields == nil && c-n >= 1 {
 				*(*uint8)(unsafe.Add(base, n)) = 0
 				n++
 				goto end
 			}
 		case cEndChecks:
-			if (!in.nullable || (*UnknownTags)(fp).fields == nil) && c-n >= 1 {
+			if (!in.nullable || (*UnknownTags)(in.field(p)).fields == nil) && c-n >= 1 {
 				k := 0
 				for k < int(in.count) {
 					w := (*wordCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(wordCheck{}))))

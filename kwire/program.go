@@ -66,6 +66,9 @@ type instr struct {
 
 func (in *instr) plan() *plan { return (*plan)(in.ref) }
 
+// field is where in's field sits in the struct at p.
+func (in *instr) field(p unsafe.Pointer) unsafe.Pointer { return unsafe.Add(p, in.off) }
+
 // fixedRunCode is a cFixedRun's fields, widest first, and how many there
 // are of each width (the rest are one byte), so that decode copies each
 // width in a loop of its own with no test of the width. Encode walks the
