@@ -1042,7 +1042,7 @@ func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uin
 func (pl *plan) taggedOp(t uint32) *op {
 	for i := range pl.tagged {
 		if pl.tagged[i].tag == t {
-			return &pl.tagged[i]
+			return pl.tagged[i]
 		}
 	}
 	return nil

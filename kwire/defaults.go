@@ -12,9 +12,9 @@ func isUnset(o *op, fp unsafe.Pointer) bool {
 
 // structIsDefault applies test to every field the struct declares.
 func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) bool) bool {
-	for _, list := range [][]op{pl.fields, pl.tagged, pl.absent} {
-		for i := range list {
-			if !test(&list[i], fieldPtr(p, list[i].offset)) {
+	for _, list := range [][]*op{pl.fields, pl.tagged, pl.absent} {
+		for _, o := range list {
+			if !test(o, fieldPtr(p, o.offset)) {
 				return false
 			}
 		}
@@ -29,7 +29,7 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) 
 // nested structs included.
 func setFieldDefault(o *op, p unsafe.Pointer) {
 	var fd flatDefaults
-	flattenDefaults([]op{*o}, 0, &fd)
+	flattenDefaults([]*op{o}, 0, &fd)
 	fd.apply(p)
 }
 
@@ -48,12 +48,14 @@ type fixedDefault struct {
 }
 
 // flattenDefaults compiles list, whose fields sit at base inside the
-// struct being decoded.
-func flattenDefaults(list []op, base uintptr, out *flatDefaults) {
+// struct being decoded. Each is flattened as a copy moved to base: the
+// plan's own ops stay as they are.
+func flattenDefaults(list []*op, base uintptr, out *flatDefaults) {
 	for _, o := range list {
-		o.offset += base
 		if flatten := wireTypes[o.kind].flattenDefault; flatten != nil {
-			flatten(o, out)
+			moved := *o
+			moved.offset += base
+			flatten(moved, out)
 		}
 	}
 }

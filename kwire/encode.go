@@ -522,7 +522,7 @@ func checkAbsent(pl *plan, p unsafe.Pointer) error {
 		return nil
 	}
 	for i := range pl.absent {
-		o := &pl.absent[i]
+		o := pl.absent[i]
 		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
 			return within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
 		}
@@ -594,7 +594,7 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	}
 	count := 0
 	for i := range pl.tagged {
-		o := &pl.tagged[i]
+		o := pl.tagged[i]
 		if !isDefault(o, fieldPtr(p, o.offset)) {
 			count++
 		}
@@ -625,7 +625,7 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		return nil
 	}
 	for i := range pl.tagged {
-		o := &pl.tagged[i]
+		o := pl.tagged[i]
 		fp := fieldPtr(p, o.offset)
 		if isDefault(o, fp) {
 			continue

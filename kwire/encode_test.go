@@ -135,7 +135,7 @@ func TestTagWordsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 1 + r.Intn(2) {
-			o := &pl.tagged[r.Intn(len(pl.tagged))]
+			o := pl.tagged[r.Intn(len(pl.tagged))]
 			pickValue(r, o, fieldPtr(unsafe.Pointer(&m), o.offset))
 		}
 		if wp, cp := wordsPass(words, unsafe.Pointer(&m)), checksPass(pl.tagChecks, unsafe.Pointer(&m)); wp != cp {

@@ -183,9 +183,9 @@ func (t *tracer) body(pl *plan, version int16) (*Node, error) {
 }
 
 func (t *tracer) structFields(n *Node, pl *plan) error {
-	for i := range pl.fields {
-		if err := t.value(n, &pl.fields[i], pl.fields[i].name); err != nil {
-			return within(err, pl.fields[i].name)
+	for _, o := range pl.fields {
+		if err := t.value(n, o, o.name); err != nil {
+			return within(err, o.name)
 		}
 	}
 	if pl.flexible {

@@ -33,8 +33,8 @@ const maxFillDepth = 16
 
 func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 	pl.flatDefaults.apply(p) // tagged and absent fields only: numbers on the wire stay zero
-	for i := range pl.fields {
-		fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
+	for _, o := range pl.fields {
+		fillValue(o, fieldPtr(p, o.offset), depth)
 	}
 }
 

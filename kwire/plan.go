@@ -63,19 +63,24 @@ type plan struct {
 	apiKey   int16          // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
-	fields   []op // on the wire in this version, not tagged, in order
-	// hot is fields with each stretch of fixed-width fields fused into
-	// one kFixedRun op: what encode, decode and size run.
+	// ops holds each op of the plan once (see storeOps): the declared
+	// fields and the kFixedRun ops fused from them. The views below are
+	// into it.
+	ops []op
+	// hot is ops[:len(hot)]: fields with each stretch of fixed-width
+	// fields fused into one kFixedRun op, what encode, decode and size
+	// run. Instruction i of enc compiles hot[i].
 	hot    []op
-	tagged []op // tagged in this version, ascending tag
-	absent []op // declared but not on the wire in this version
+	fields []*op // on the wire in this version, not tagged, in order
+	tagged []*op // tagged in this version, ascending tag
+	absent []*op // declared but not on the wire in this version
 	// defaults are the fields whose default is not the Go zero value:
 	// set before decoding, so absent fields and tagged fields not sent
 	// hold their schema default.
-	defaults []op
+	defaults []*op
 	// allDefaults is every field with a non-zero default, for giving a
 	// whole struct its defaults.
-	allDefaults []op
+	allDefaults []*op
 	// flatDefaults is defaults flattened to stores, nested structs
 	// included; the decoder runs its fixed part as defaultStores.
 	flatDefaults flatDefaults
@@ -287,10 +292,8 @@ func planFor(t reflect.Type, v int16, flex bool) (*plan, error) {
 		bp.clears = resetList(bp, 0, nil)
 	}
 	for _, bp := range b.building {
-		for _, list := range [][]op{bp.fields, bp.hot, bp.tagged, bp.absent} {
-			for i := range list {
-				setElemMinWire(&list[i])
-			}
+		for i := range bp.ops {
+			setElemMinWire(&bp.ops[i])
 		}
 	}
 	for k, bp := range b.building {
@@ -328,19 +331,18 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 		p.hasUnknown = true
 		p.unknownOff = ti.typ.Field(ti.unknown).Offset
 	}
+	d := declared{ops: make([]op, 0, len(ti.fields))}
 	for _, fs := range ti.fields {
 		o, err := b.fieldOp(ti, fs, v, flex)
 		if err != nil {
 			return nil, err
 		}
-		if o.nonZeroDefault {
-			p.allDefaults = append(p.allDefaults, o)
-		}
+		i := len(d.ops)
 		switch {
 		case !fs.tag.versions.Contains(v):
-			p.absent = append(p.absent, o)
+			d.absent = append(d.absent, i)
 			if o.nonZeroDefault {
-				p.defaults = append(p.defaults, o)
+				d.defaults = append(d.defaults, i)
 			}
 			if fs.tag.tag >= 0 {
 				p.inactiveTags = append(p.inactiveTags, uint32(fs.tag.tag))
@@ -351,18 +353,28 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 					msg: "tagged in a version that is not flexible (tagged fields exist only in flexible versions)"}
 			}
 			o.tag = uint32(fs.tag.tag)
-			p.tagged = append(p.tagged, o)
+			d.tagged = append(d.tagged, i)
 			if o.nonZeroDefault {
-				p.defaults = append(p.defaults, o)
+				d.defaults = append(d.defaults, i)
 			}
 		default:
 			if fs.tag.tag >= 0 {
 				p.inactiveTags = append(p.inactiveTags, uint32(fs.tag.tag))
 			}
-			p.fields = append(p.fields, o)
+			d.onWire = append(d.onWire, i)
+		}
+		d.ops = append(d.ops, o)
+		if o.nonZeroDefault {
+			d.allDefaults = append(d.allDefaults, i)
+			// A type that contains itself sees, while it is built, the
+			// non-zero defaults of the fields declared so far: kStruct's
+			// nonZeroDefault reads len(sub.allDefaults). d.ops does not
+			// grow past its capacity, so these pointers hold until
+			// storeOps points allDefaults into p.ops.
+			p.allDefaults = append(p.allDefaults, &d.ops[i])
 		}
 	}
-	p.hot = fuseFixedRuns(p.fields)
+	p.storeOps(&d)
 	sort.SliceStable(p.tagged, func(i, j int) bool { return p.tagged[i].tag < p.tagged[j].tag })
 	for i := 1; i < len(p.tagged); i++ {
 		if p.tagged[i].tag == p.tagged[i-1].tag {
@@ -506,37 +518,71 @@ func computeMinWire(pl *plan, visiting map[*plan]bool) int {
 		n = 1
 	}
 	subMin := func(sub *plan) int { return computeMinWire(sub, visiting) }
-	for i := range pl.fields {
-		o := &pl.fields[i]
+	for _, o := range pl.fields {
 		n += wireTypes[o.kind].minWire(o, subMin)
 	}
 	return n
 }
 
-// fuseFixedRuns replaces each stretch of two or more fixed-width fields
-// with one op, so the hot loops check room and dispatch once per stretch
-// rather than once per field.
-func fuseFixedRuns(fields []op) []op {
-	var out []op
-	for i := 0; i < len(fields); {
+// declared is a plan's fields in declaration order, and the plan's views
+// as indices into them, while the plan is built.
+type declared struct {
+	ops                                           []op
+	onWire, tagged, absent, defaults, allDefaults []int
+}
+
+// storeOps lays out p.ops, each op once: first hot, the fields on the
+// wire with each stretch of two or more fixed-width fields fused into one
+// kFixedRun op, so that the hot loops check room and dispatch once per
+// stretch rather than once per field; then the fields inside those runs,
+// the tagged fields and the absent ones. The views point into it.
+func (p *plan) storeOps(d *declared) {
+	decl, onWire := d.ops, d.onWire
+	var hot []op
+	var inRuns []int
+	at := make([]int, len(decl)) // where decl[i] goes in p.ops
+	for i := 0; i < len(onWire); {
 		j := i
-		for j < len(fields) && fields[j].kind.fixedSize() > 0 {
+		for j < len(onWire) && decl[onWire[j]].kind.fixedSize() > 0 {
 			j++
 		}
 		if j-i < 2 {
-			out = append(out, fields[i])
+			at[onWire[i]] = len(hot)
+			hot = append(hot, decl[onWire[i]])
 			i++
 			continue
 		}
-		run := op{name: fields[i].name, kind: kFixedRun}
-		for _, f := range fields[i:j] {
+		run := op{name: decl[onWire[i]].name, kind: kFixedRun}
+		for _, k := range onWire[i:j] {
+			f := &decl[k]
 			run.run = append(run.run, runField{offset: f.offset, at: int(run.runSize), kind: f.kind, name: f.name})
 			run.runSize += int32(f.kind.fixedSize())
 		}
-		out = append(out, run)
+		hot = append(hot, run)
+		inRuns = append(inRuns, onWire[i:j]...)
 		i = j
 	}
-	return out
+	p.ops = make([]op, 0, len(hot)+len(inRuns)+len(d.tagged)+len(d.absent))
+	p.ops = append(p.ops, hot...)
+	for _, list := range [][]int{inRuns, d.tagged, d.absent} {
+		for _, i := range list {
+			at[i] = len(p.ops)
+			p.ops = append(p.ops, decl[i])
+		}
+	}
+	p.hot = p.ops[:len(hot):len(hot)]
+	view := func(list []int) []*op {
+		if len(list) == 0 {
+			return nil
+		}
+		v := make([]*op, len(list))
+		for k, i := range list {
+			v[k] = &p.ops[at[i]]
+		}
+		return v
+	}
+	p.fields, p.tagged, p.absent = view(onWire), view(d.tagged), view(d.absent)
+	p.defaults, p.allDefaults = view(d.defaults), view(d.allDefaults)
 }
 
 // setElemMinWire records, for arrays (and arrays of arrays), the smallest

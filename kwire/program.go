@@ -120,8 +120,8 @@ func compileProgram(pl *plan) {
 	*end = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
 	pl.enc = prog[:len(pl.hot)]
 	pl.tagChecksFlat = true
-	for i := range pl.tagged {
-		if !flatChecks(&pl.tagged[i], 0, false, &pl.tagChecks) {
+	for _, o := range pl.tagged {
+		if !flatChecks(o, 0, false, &pl.tagChecks) {
 			pl.tagChecksFlat = false
 			pl.tagChecks = nil
 			break
@@ -134,8 +134,7 @@ func compileProgram(pl *plan) {
 		}
 	}
 	pl.absentChecksFlat = true
-	for i := range pl.absent {
-		o := &pl.absent[i]
+	for _, o := range pl.absent {
 		if o.ignorable {
 			continue
 		}
@@ -427,9 +426,9 @@ func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
 	case kStructPtr:
 		add(off, 8, 0) // absent; a present struct holding defaults goes the general way
 	case kStruct:
-		for _, list := range [][]op{o.sub.fields, o.sub.tagged, o.sub.absent} {
-			for i := range list {
-				if !flatChecks(&list[i], off, orZero, out) {
+		for _, list := range [][]*op{o.sub.fields, o.sub.tagged, o.sub.absent} {
+			for _, f := range list {
+				if !flatChecks(f, off, orZero, out) {
 					return false
 				}
 			}

@@ -71,8 +71,8 @@ func pickValue(r *rand.Rand, o *op, fp unsafe.Pointer) {
 	case kArray:
 		*(*[]int32)(fp) = [][]int32{nil, {}, {1}}[r.Intn(3)]
 	case kStruct:
-		for i := range o.sub.fields {
-			pickValue(r, &o.sub.fields[i], fieldPtr(fp, o.sub.fields[i].offset))
+		for _, f := range o.sub.fields {
+			pickValue(r, f, fieldPtr(fp, f.offset))
 		}
 		if r.Intn(4) == 0 {
 			*(*UnknownTags)(fieldPtr(fp, o.sub.unknownOff)) = NewUnknownTags(TaggedField{Tag: 9})
@@ -110,12 +110,11 @@ func TestFlatChecksAgree(t *testing.T) {
 	passes := map[string]int{}
 	for _, c := range []struct {
 		pl      *plan
-		list    []op
+		list    []*op
 		general func(*op, unsafe.Pointer) bool
 		orZero  bool
 	}{{tagged, tagged.tagged, isDefault, false}, {absent, absent.absent, isUnset, true}} {
-		for i := range c.list {
-			o := &c.list[i]
+		for _, o := range c.list {
 			var checks []defaultCheck
 			flat := flatChecks(o, 0, c.orZero, &checks)
 			for n := 0; n < 200; n++ {
@@ -140,10 +139,10 @@ func TestFlatChecksAgree(t *testing.T) {
 		}
 		// Every tagged field of the test type but the four without a
 		// flat form must reach the fast path.
-		for i := range c.list {
+		for _, o := range c.list {
 			var checks []defaultCheck
-			if flatChecks(&c.list[i], 0, c.orZero, &checks) && passes[c.list[i].name] == 0 {
-				t.Errorf("%s: the flat check never passed", c.list[i].name)
+			if flatChecks(o, 0, c.orZero, &checks) && passes[o.name] == 0 {
+				t.Errorf("%s: the flat check never passed", o.name)
 			}
 		}
 	}

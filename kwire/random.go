@@ -50,14 +50,13 @@ func (f *randomFiller) chance(n int) bool { return f.r.Intn(n) == 0 }
 
 func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 	pl.flatDefaults.apply(p)
-	for i := range pl.fields {
-		f.fillValue(&pl.fields[i], fieldPtr(p, pl.fields[i].offset), depth)
+	for _, o := range pl.fields {
+		f.fillValue(o, fieldPtr(p, o.offset), depth)
 	}
 	if !pl.flexible {
 		return
 	}
-	for i := range pl.tagged {
-		o := &pl.tagged[i]
+	for _, o := range pl.tagged {
 		if !f.chance(2) {
 			continue
 		}

@@ -23,8 +23,8 @@ type clearSlot struct {
 // resetList is what pl's reset clears in the struct at base.
 func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
 	written := map[uintptr]*op{}
-	for i := range pl.fields {
-		written[pl.fields[i].offset] = &pl.fields[i]
+	for _, o := range pl.fields {
+		written[o.offset] = o
 	}
 	for i := 0; i < pl.typ.NumField(); i++ {
 		f := pl.typ.Field(i)

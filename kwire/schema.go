@@ -97,9 +97,8 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 		s.UnknownTags = ti.unknown
 	}
 	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
-	for _, list := range [][]op{pl.fields, pl.tagged} {
-		for i := range list {
-			o := &list[i]
+	for _, list := range [][]*op{pl.fields, pl.tagged} {
+		for _, o := range list {
 			f := fieldOfOp(o, building)
 			for _, fs := range ti.fields {
 				if fs.sf.Name == o.name {

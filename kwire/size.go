@@ -111,8 +111,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
-	for i := range pl.tagged {
-		o := &pl.tagged[i]
+	for _, o := range pl.tagged {
 		fp := fieldPtr(p, o.offset)
 		if isDefault(o, fp) {
 			continue
