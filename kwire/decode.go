@@ -309,7 +309,6 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
 	for {
 		src := d.src
-		fp := unsafe.Add(p, in.off)
 		switch in.code {
 		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
@@ -347,7 +346,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			continue
 		case cInt32:
 			if len(src)-off >= 4 {
-				*(*uint32)(fp) = binary.BigEndian.Uint32(src[off:])
+				*(*uint32)(in.field(p)) = binary.BigEndian.Uint32(src[off:])
 				off += 4
 				in = nextInstr(in)
 				continue
@@ -358,7 +357,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = classicLength(src, off, 2)
 			}
 			if n == 0 {
-				*(*string)(fp) = ""
+				*(*string)(in.field(p)) = ""
 				off = next
 				in = nextInstr(in)
 				continue
@@ -368,7 +367,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				buf := unsafe.Pointer(unsafe.SliceData(d.strArena))
 				d.strArena = d.strArena[n:]
 				copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
-				*(*string)(fp) = unsafe.String((*byte)(buf), n)
+				*(*string)(in.field(p)) = unsafe.String((*byte)(buf), n)
 				off = next + n
 				in = nextInstr(in)
 				continue
@@ -379,7 +378,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = classicLength(src, off, 2)
 			}
 			if n == -1 && in.nullable {
-				*(**string)(fp) = nil
+				*(**string)(in.field(p)) = nil
 				off = next
 				in = nextInstr(in)
 				continue
@@ -393,42 +392,42 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 					copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
 					*sp = unsafe.String((*byte)(buf), n)
 				}
-				*(**string)(fp) = sp
+				*(**string)(in.field(p)) = sp
 				off = next + n
 				in = nextInstr(in)
 				continue
 			}
 		case cInt16:
 			if len(src)-off >= 2 {
-				*(*uint16)(fp) = binary.BigEndian.Uint16(src[off:])
+				*(*uint16)(in.field(p)) = binary.BigEndian.Uint16(src[off:])
 				off += 2
 				in = nextInstr(in)
 				continue
 			}
 		case cInt64:
 			if len(src)-off >= 8 {
-				*(*uint64)(fp) = binary.BigEndian.Uint64(src[off:])
+				*(*uint64)(in.field(p)) = binary.BigEndian.Uint64(src[off:])
 				off += 8
 				in = nextInstr(in)
 				continue
 			}
 		case cInt8:
 			if off < len(src) {
-				*(*uint8)(fp) = src[off]
+				*(*uint8)(in.field(p)) = src[off]
 				off++
 				in = nextInstr(in)
 				continue
 			}
 		case cBool:
 			if off < len(src) && (src[off] <= 1 || !d.exact) {
-				*(*bool)(fp) = src[off] != 0
+				*(*bool)(in.field(p)) = src[off] != 0
 				off++
 				in = nextInstr(in)
 				continue
 			}
 		case cUUID:
 			if len(src)-off >= 16 {
-				*(*UUID)(fp) = UUID(src[off : off+16])
+				*(*UUID)(in.field(p)) = UUID(src[off : off+16])
 				off += 16
 				in = nextInstr(in)
 				continue
@@ -441,13 +440,13 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = classicLength(src, off, 4)
 			}
 			if n == 0 {
-				*(*sliceHeader)(fp) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
 				off = next
 				in = nextInstr(in)
 				continue
 			}
 			if n == -1 && in.nullable {
-				*(*sliceHeader)(fp) = sliceHeader{}
+				*(*sliceHeader)(in.field(p)) = sliceHeader{}
 				off = next
 				in = nextInstr(in)
 				continue
@@ -478,7 +477,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = classicLength(src, off, 4)
 			}
 			if n == 0 {
-				*(*sliceHeader)(fp) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
 				off = next
 				in = nextInstr(in)
 				continue
@@ -490,7 +489,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				for j := range vals {
 					vals[j] = int32(get32(unsafe.Add(from, 4*j)))
 				}
-				*(*[]int32)(fp) = vals
+				*(*[]int32)(in.field(p)) = vals
 				off = next + 4*n
 				in = nextInstr(in)
 				continue
@@ -514,7 +513,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				}
 			}
 			if n >= 0 && n <= len(src)-next && in.count != 0 { // records may alias the input
-				*(*[]byte)(fp) = src[next : next+n : next+n]
+				*(*[]byte)(in.field(p)) = src[next : next+n : next+n]
 				off = next + n
 				in = nextInstr(in)
 				continue
@@ -522,7 +521,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 		case cStruct:
 			if sub := in.plan(); !sub.hasDefaults && st.depth < encodeDepth {
 				st.push(pl, p, in, 1)
-				pl, p, in = sub, fp, unsafe.SliceData(sub.enc)
+				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.enc)
 				continue
 			}
 		case cEndNone:
