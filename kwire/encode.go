@@ -31,7 +31,7 @@ const maxInt16String = math.MaxInt16
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if !pl.skipAbsent {
 		if err := checkAbsent(pl, p); err != nil {
-			return b, err
+			return nil, err // the caller hands back what it passed in
 		}
 	}
 	var st encodeStack // the parents of the struct at p
@@ -209,33 +209,42 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				n, long, in = n+4, bs, nextInstr(in)
 				goto copyLong
 			}
-		case cArrayStructCompact, cArrayStructClassic:
+		case cArrayStructCompact:
+			// 1 to 126 elements, the common case: the length, then the
+			// first element. Null or empty: the length alone.
 			h := (*sliceHeader)(in.field(p))
-			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 4 && sub.skipAbsent && st.depth < encodeDepth {
-				// 1 to 126 elements, the common case: the length, then
-				// the first element.
-				if in.code == cArrayStructClassic {
-					put32(unsafe.Add(base, n), uint32(h.len))
-					n += 4
-				} else {
-					*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
-					n++
-				}
+			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 1 && sub.skipAbsent && st.depth < encodeDepth {
+				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
+				n++
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
 				continue
 			}
-			if h.len == 0 && c-n >= 4 { // null or empty
+			if h.len == 0 && c-n >= 1 {
 				if h.data == nil && in.nullable {
-					n += putNullLength(unsafe.Add(base, n), in.code == cArrayStructCompact)
-				} else if in.code == cArrayStructClassic {
-					put32(unsafe.Add(base, n), 0)
-					n += 4
+					*(*uint8)(unsafe.Add(base, n)) = 0 // null
 				} else {
 					*(*uint8)(unsafe.Add(base, n)) = 1
-					n++
 				}
-				in = nextInstr(in)
+				n, in = n+1, nextInstr(in)
+				continue
+			}
+		case cArrayStructClassic:
+			h := (*sliceHeader)(in.field(p))
+			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 4 && sub.skipAbsent && st.depth < encodeDepth {
+				put32(unsafe.Add(base, n), uint32(h.len))
+				n += 4
+				st.push(pl, p, in, h.len)
+				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
+				continue
+			}
+			if h.len == 0 && c-n >= 4 {
+				if h.data == nil && in.nullable {
+					put32(unsafe.Add(base, n), 0xffffffff) // null
+				} else {
+					put32(unsafe.Add(base, n), 0)
+				}
+				n, in = n+4, nextInstr(in)
 				continue
 			}
 		case cStruct:
