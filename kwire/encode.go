@@ -30,8 +30,9 @@ const maxInt16String = math.MaxInt16
 // below the switch, so only those two paths spill and reload.
 func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if !pl.skipAbsent {
-		if err := checkAbsent(pl, p); err != nil {
-			return nil, err // the caller hands back what it passed in
+		var err error
+		if b, err = checkAbsent(b, pl, p); err != nil {
+			return b, err
 		}
 	}
 	var st encodeStack // the parents of the struct at p
@@ -525,18 +526,19 @@ func encodeOp(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) 
 }
 
 // checkAbsent fails if a field the version lacks holds a value that would
-// be lost.
-func checkAbsent(pl *plan, p unsafe.Pointer) error {
+// be lost. It hands b back, so that encodeStruct keeps nothing across the
+// call.
+func checkAbsent(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	if pl.absentChecksFlat && checksPass(pl.absentChecks, p) {
-		return nil
+		return b, nil
 	}
 	for i := range pl.absent {
 		o := pl.absent[i]
 		if !o.ignorable && !isUnset(o, fieldPtr(p, o.offset)) {
-			return within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
+			return b, within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
 		}
 	}
-	return nil
+	return b, nil
 }
 
 func appendString(b []byte, o *op, s string) ([]byte, error) {
