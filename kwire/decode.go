@@ -648,10 +648,7 @@ func (pl *plan) withDefaults(p unsafe.Pointer) (*plan, unsafe.Pointer) {
 // the struct at p.
 func (pl *plan) applyDefaults(p unsafe.Pointer) {
 	pl.defaultStores.apply(p)
-	for i := range pl.flatDefaults.other {
-		o := &pl.flatDefaults.other[i]
-		wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
-	}
+	pl.flatDefaults.applyOther(p)
 }
 
 // arrayString reads one string element of an array (op e) at d.off: the

@@ -38,7 +38,15 @@ func setFieldDefault(o *op, p unsafe.Pointer) {
 // rest (strings) as ops whose wire type's setDefault stores them.
 type flatDefaults struct {
 	fixed []fixedDefault
-	other []op
+	other []placedDefault
+}
+
+// placedDefault is a field whose default its wire type's setDefault
+// stores, at off in the struct being decoded (a nested struct's field
+// sits past its parent's offset; the op is the plan's own).
+type placedDefault struct {
+	off uintptr
+	o   *op
 }
 
 type fixedDefault struct {
@@ -48,14 +56,11 @@ type fixedDefault struct {
 }
 
 // flattenDefaults compiles list, whose fields sit at base inside the
-// struct being decoded. Each is flattened as a copy moved to base: the
-// plan's own ops stay as they are.
+// struct being decoded.
 func flattenDefaults(list []*op, base uintptr, out *flatDefaults) {
 	for _, o := range list {
 		if flatten := wireTypes[o.kind].flattenDefault; flatten != nil {
-			moved := *o
-			moved.offset += base
-			flatten(moved, out)
+			flatten(o, base, out)
 		}
 	}
 }
@@ -74,8 +79,12 @@ func (f *flatDefaults) apply(p unsafe.Pointer) {
 			*(*uint64)(fp) = d.bits
 		}
 	}
-	for i := range f.other {
-		o := &f.other[i]
-		wireTypes[o.kind].setDefault(o, unsafe.Add(p, o.offset))
+	f.applyOther(p)
+}
+
+// applyOther stores the defaults that are not flat stores of bits.
+func (f *flatDefaults) applyOther(p unsafe.Pointer) {
+	for _, d := range f.other {
+		wireTypes[d.o.kind].setDefault(d.o, unsafe.Add(p, d.off))
 	}
 }

@@ -94,9 +94,10 @@ type wireType struct {
 	// decoding must store it. nil: never.
 	nonZeroDefault func(o *op) bool
 	// flattenDefault compiles a field's non-zero default into out (see
-	// flatDefaults); setDefault stores one that is not a flat store of
-	// bits. nil: the type has no non-zero default.
-	flattenDefault func(o op, out *flatDefaults)
+	// flatDefaults), the field's struct sitting at base in the one being
+	// decoded; setDefault stores one that is not a flat store of bits.
+	// nil: the type has no non-zero default.
+	flattenDefault func(o *op, base uintptr, out *flatDefaults)
 	setDefault     func(o *op, fp unsafe.Pointer)
 	// fillMinimal stores the value FillMinimal gives (nil: Go's zero
 	// value); fillRandom stores one FillRandom draws, null when maybeNull.
@@ -130,7 +131,9 @@ func init() {
 	append64 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt64(b, *(*int64)(fp)), nil }
 	intNonZero := func(o *op) bool { return o.def.i != 0 }
 	flatInt := flatStore(func(d *defaultValue) uint64 { return uint64(d.i) })
-	flatOther := func(o op, out *flatDefaults) { out.other = append(out.other, o) }
+	flatOther := func(o *op, base uintptr, out *flatDefaults) {
+		out.other = append(out.other, placedDefault{off: base + o.offset, o: o})
+	}
 	minOne := func(*op, func(*plan) int) int { return 1 }
 	minLength := func(classic int) func(*op, func(*plan) int) int {
 		return func(o *op, _ func(*plan) int) int {
@@ -395,7 +398,7 @@ func init() {
 			isZero:         func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
 			minWire:        func(o *op, subMin func(*plan) int) int { return subMin(o.sub) },
 			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
-			flattenDefault: func(o op, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, o.offset, out) },
+			flattenDefault: func(o *op, base uintptr, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, base+o.offset, out) },
 			fillMinimal:    func(o *op, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
 			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
@@ -462,9 +465,9 @@ func signedDefault(bits int) func(string, string) (defaultValue, error) {
 
 // flatStore compiles a number's default: its bits, stored at the width
 // of its Go type (a varint's too).
-func flatStore(bits func(d *defaultValue) uint64) func(op, *flatDefaults) {
-	return func(o op, out *flatDefaults) {
-		out.fixed = append(out.fixed, fixedDefault{off: o.offset, size: uint8(o.typ.Size()), bits: bits(&o.def)})
+func flatStore(bits func(d *defaultValue) uint64) func(*op, uintptr, *flatDefaults) {
+	return func(o *op, base uintptr, out *flatDefaults) {
+		out.fixed = append(out.fixed, fixedDefault{off: base + o.offset, size: uint8(o.typ.Size()), bits: bits(&o.def)})
 	}
 }
 
