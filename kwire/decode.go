@@ -352,9 +352,11 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				continue
 			}
 		case cStringCompact, cStringClassic:
-			n, next := compactLength(src, off)
+			var n, next int
 			if in.code == cStringClassic {
 				n, next = classicLength(src, off, 2)
+			} else {
+				n, next = compactLength(src, off)
 			}
 			if n == 0 {
 				*(*string)(in.field(p)) = ""
@@ -373,9 +375,11 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				continue
 			}
 		case cNullStringCompact, cNullStringClassic:
-			n, next := compactLength(src, off)
+			var n, next int
 			if in.code == cNullStringClassic {
 				n, next = classicLength(src, off, 2)
+			} else {
+				n, next = compactLength(src, off)
 			}
 			if n == -1 && in.nullable {
 				*(**string)(in.field(p)) = nil
@@ -435,9 +439,11 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 		case cArrayStructCompact, cArrayStructClassic:
 			// Empty and null here; elements through decodeInstr, which
 			// enters the array in this loop.
-			n, next := compactLength(src, off)
+			var n, next int
 			if in.code == cArrayStructClassic {
 				n, next = classicLength(src, off, 4)
+			} else {
+				n, next = compactLength(src, off)
 			}
 			if n == 0 {
 				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
@@ -472,9 +478,11 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
-			n, next := compactLength(src, off)
+			var n, next int
 			if in.code == cArrayInt32Classic {
 				n, next = classicLength(src, off, 4)
+			} else {
+				n, next = compactLength(src, off)
 			}
 			if n == 0 {
 				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
