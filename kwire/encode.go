@@ -43,7 +43,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		switch in.code {
 		case cSlow: // below the switch; a case, so the jump table starts at 0
 		case cFixedRun:
-			if c-n >= int(in.n) {
+			if n+int(in.n) <= c {
 				// One walk over the slots, a store for each by its width, to
 				// the spare slot past the last (width 0): runs are short, so
 				// a loop per width would cost more in loop tests than it
@@ -66,38 +66,38 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cInt32:
-			if c-n >= 4 {
+			if n+4 <= c {
 				put32(unsafe.Add(base, n), *(*uint32)(in.field(p)))
 				n, in = n+4, nextInstr(in)
 				continue
 			}
 		case cInt16:
-			if c-n >= 2 {
+			if n+2 <= c {
 				put16(unsafe.Add(base, n), *(*uint16)(in.field(p)))
 				n, in = n+2, nextInstr(in)
 				continue
 			}
 		case cInt64:
-			if c-n >= 8 {
+			if n+8 <= c {
 				put64(unsafe.Add(base, n), *(*uint64)(in.field(p)))
 				n, in = n+8, nextInstr(in)
 				continue
 			}
 		case cInt8, cBool:
-			if c-n >= 1 {
+			if n < c {
 				*(*uint8)(unsafe.Add(base, n)) = *(*uint8)(in.field(p))
 				n, in = n+1, nextInstr(in)
 				continue
 			}
 		case cUUID:
-			if c-n >= 16 {
+			if n+16 <= c {
 				*(*UUID)(unsafe.Add(base, n)) = *(*UUID)(in.field(p))
 				n, in = n+16, nextInstr(in)
 				continue
 			}
 		case cStringCompact:
 			s := *(*string)(in.field(p))
-			if len(s) <= maxInlineCopy && c-n > len(s) {
+			if len(s) <= maxInlineCopy && n+len(s) < c {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
 				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n, in = n+1+len(s), nextInstr(in)
@@ -105,7 +105,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cStringClassic:
 			s := *(*string)(in.field(p))
-			if len(s) <= maxInlineCopy && c-n >= 2+len(s) {
+			if len(s) <= maxInlineCopy && n+2+len(s) <= c {
 				put16(unsafe.Add(base, n), uint16(len(s)))
 				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n, in = n+2+len(s), nextInstr(in)
@@ -114,12 +114,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cNullStringCompact:
 			sp := *(**string)(in.field(p))
 			if sp == nil {
-				if in.nullable && c-n >= 1 {
+				if in.nullable && n < c {
 					*(*uint8)(unsafe.Add(base, n)) = 0
 					n, in = n+1, nextInstr(in)
 					continue
 				}
-			} else if s := *sp; len(s) <= maxInlineCopy && c-n > len(s) {
+			} else if s := *sp; len(s) <= maxInlineCopy && n+len(s) < c {
 				*(*uint8)(unsafe.Add(base, n)) = byte(len(s) + 1)
 				copyShort(base, n+1, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n, in = n+1+len(s), nextInstr(in)
@@ -128,12 +128,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cNullStringClassic:
 			sp := *(**string)(in.field(p))
 			if sp == nil {
-				if in.nullable && c-n >= 2 {
+				if in.nullable && n+2 <= c {
 					put16(unsafe.Add(base, n), 0xffff)
 					n, in = n+2, nextInstr(in)
 					continue
 				}
-			} else if s := *sp; len(s) <= maxInlineCopy && c-n >= 2+len(s) {
+			} else if s := *sp; len(s) <= maxInlineCopy && n+2+len(s) <= c {
 				put16(unsafe.Add(base, n), uint16(len(s)))
 				copyShort(base, n+2, unsafe.Pointer(unsafe.StringData(s)), len(s))
 				n, in = n+2+len(s), nextInstr(in)
@@ -141,11 +141,11 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
 			h := (*sliceHeader)(in.field(p))
-			if h.data == nil && in.nullable && c-n >= 4 {
+			if h.data == nil && in.nullable && n+4 <= c {
 				n, in = n+putNullLength(unsafe.Add(base, n), in.code == cArrayInt32Compact), nextInstr(in)
 				continue
 			}
-			if (h.data != nil || !in.nullable) && h.len < 0x7f && c-n >= 4+4*h.len {
+			if (h.data != nil || !in.nullable) && h.len < 0x7f && n+4+4*h.len <= c {
 				m := n
 				if in.code == cArrayInt32Classic {
 					put32(unsafe.Add(base, m), uint32(h.len))
@@ -163,12 +163,12 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cArrayStringCompact:
 			// Written ahead of n, which moves only if every element fit.
 			h := (*sliceHeader)(in.field(p))
-			if h.data != nil && h.len < 0x7f && c-n > h.len {
+			if h.data != nil && h.len < 0x7f && n+h.len < c {
 				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
 				m := n + 1
 				for j := range h.len {
 					s := *(*string)(unsafe.Add(h.data, j*int(unsafe.Sizeof(""))))
-					if len(s) > maxInlineCopy || c-m <= len(s) {
+					if len(s) > maxInlineCopy || m+len(s) >= c {
 						m = -1
 						break
 					}
@@ -182,7 +182,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				}
 			}
 		case cBytesCompact:
-			if bs := *(*[]byte)(in.field(p)); bs != nil && c-n >= 5+len(bs) {
+			if bs := *(*[]byte)(in.field(p)); bs != nil && n+5+len(bs) <= c {
 				if len(bs) <= maxInlineCopy {
 					*(*uint8)(unsafe.Add(base, n)) = byte(len(bs) + 1)
 					copyShort(base, n+1, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
@@ -200,7 +200,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				goto copyLong
 			}
 		case cBytesClassic:
-			if bs := *(*[]byte)(in.field(p)); bs != nil && c-n >= 4+len(bs) {
+			if bs := *(*[]byte)(in.field(p)); bs != nil && n+4+len(bs) <= c {
 				put32(unsafe.Add(base, n), uint32(len(bs)))
 				if len(bs) <= maxInlineCopy {
 					copyShort(base, n+4, unsafe.Pointer(unsafe.SliceData(bs)), len(bs))
@@ -214,14 +214,14 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			// 1 to 126 elements, the common case: the length, then the
 			// first element. Null or empty: the length alone.
 			h := (*sliceHeader)(in.field(p))
-			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 1 && sub.skipAbsent && st.depth < encodeDepth {
+			if sub := in.plan(); uint(h.len-1) < 0x7e && n < c && sub.skipAbsent && st.depth < encodeDepth {
 				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
 				n++
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
 				continue
 			}
-			if h.len == 0 && c-n >= 1 {
+			if h.len == 0 && n < c {
 				if h.data == nil && in.nullable {
 					*(*uint8)(unsafe.Add(base, n)) = 0 // null
 				} else {
@@ -232,14 +232,14 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayStructClassic:
 			h := (*sliceHeader)(in.field(p))
-			if sub := in.plan(); uint(h.len-1) < 0x7e && c-n >= 4 && sub.skipAbsent && st.depth < encodeDepth {
+			if sub := in.plan(); uint(h.len-1) < 0x7e && n+4 <= c && sub.skipAbsent && st.depth < encodeDepth {
 				put32(unsafe.Add(base, n), uint32(h.len))
 				n += 4
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
 				continue
 			}
-			if h.len == 0 && c-n >= 4 {
+			if h.len == 0 && n+4 <= c {
 				if h.data == nil && in.nullable {
 					put32(unsafe.Add(base, n), 0xffffffff) // null
 				} else {
@@ -257,19 +257,19 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		case cEndNone:
 			goto end
 		case cEndEmpty:
-			if c-n >= 1 {
+			if n < c {
 				*(*uint8)(unsafe.Add(base, n)) = 0
 				n++
 				goto end
 			}
 		case cEndUnknown:
-			if (*UnknownTags)(in.field(p)).fields == nil && c-n >= 1 {
+			if (*UnknownTags)(in.field(p)).fields == nil && n < c {
 				*(*uint8)(unsafe.Add(base, n)) = 0
 				n++
 				goto end
 			}
 		case cEndChecks:
-			if (!in.nullable || (*UnknownTags)(in.field(p)).fields == nil) && c-n >= 1 {
+			if (!in.nullable || (*UnknownTags)(in.field(p)).fields == nil) && n < c {
 				k := 0
 				for k < int(in.count) {
 					w := (*wordCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(wordCheck{}))))
