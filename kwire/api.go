@@ -11,11 +11,19 @@ import (
 // Marshal encodes the body of msg (a struct or a pointer to one) at the
 // given version.
 func Marshal(msg any, version int16) ([]byte, error) {
-	n, err := Size(msg, version)
+	pl, p, err := messagePlan(msg, version, "marshal")
 	if err != nil {
 		return nil, err
 	}
-	return Append(make([]byte, 0, n), msg, version)
+	n, err := sizeStruct(pl, p) // fails where encodeStruct would: the same error
+	if err != nil {
+		return nil, marshalError(pl, err)
+	}
+	out, err := encodeStruct(make([]byte, 0, n), pl, p)
+	if err != nil {
+		return nil, marshalError(pl, err)
+	}
+	return out, nil
 }
 
 // Append appends the body of msg at the given version to dst. Encoding

@@ -35,7 +35,8 @@ type sizeCaseItem struct {
 }
 
 // TestSizeFailsWhereAppendFails: for a value Append refuses, Size
-// refuses it too, with the same sentinel, field path and detail; for
+// refuses it too, with the same sentinel, field path and detail, and
+// Marshal with Append's very error; for
 // the same values at a version that can carry them, Size is the length
 // Append writes.
 func TestSizeFailsWhereAppendFails(t *testing.T) {
@@ -100,5 +101,8 @@ func TestSizeFailsWhereAppendFails(t *testing.T) {
 		assert.Equal(t, ae.Path, se.Path, c.name)
 		assert.Equal(t, ae.Detail, se.Detail, c.name)
 		assert.Equal(t, ae.Offset, se.Offset, c.name)
+		// Marshal, which sizes first, reports it as Append does.
+		_, marshalErr := kwire.Marshal(&m, c.v)
+		assert.Equal(t, ae, marshalErr, c.name)
 	}
 }
