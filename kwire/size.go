@@ -8,6 +8,11 @@ import "unsafe"
 // or null where the version refuses them, and their errors) go to the
 // wire-type table's size, as encodeStruct sends them to its appendTo.
 func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
+	if !pl.skipAbsent {
+		if err := checkAbsent(pl, p); err != nil {
+			return 0, err
+		}
+	}
 	n := 0
 	prog := pl.enc
 	for i := range prog {

@@ -15,7 +15,7 @@ import (
 // sizeCase has a field for each way Append can refuse a value: nulls a
 // version does not allow and classic strings too long for an int16
 // length, at the top, in arrays, in nested structs and tagged; kept
-// tagged fields out of order. Versions 0-1 are classic, 2 flexible.
+// tagged fields out of order; values in fields the version lacks. Versions 0-1 are classic, 2 flexible.
 type sizeCase struct {
 	_           struct{}       `kafka:"versions=0-2,flexible=2+"`
 	Name        *string        `kafka:"v=0+,nullable=1+"`
@@ -31,6 +31,7 @@ type sizeCase struct {
 type sizeCaseItem struct {
 	Label       *string `kafka:"v=0+,nullable=2+"`
 	Text        string  `kafka:"v=0+"`
+	Extra       int32   `kafka:"v=2+"`
 	UnknownTags kwire.UnknownTags
 }
 
@@ -71,6 +72,8 @@ func TestSizeFailsWhereAppendFails(t *testing.T) {
 		{"long string in a string array", 0, func(m *sizeCase) { m.Names = []string{"a", long} }, kwire.ErrValueOutOfRange, "Names[1]"},
 		{"long string in an array element", 0, func(m *sizeCase) { m.Items[2].Text = long }, kwire.ErrValueOutOfRange, "Items[2].Text"},
 		{"long nullable string in an array element", 1, func(m *sizeCase) { m.Items[0].Label = &long }, kwire.ErrValueOutOfRange, "Items[0].Label"},
+		{"a value in a field the version lacks", 1, func(m *sizeCase) { m.Later = s("l") }, kwire.ErrFieldNotInVersion, "Later"},
+		{"a value in an element's field the version lacks", 1, func(m *sizeCase) { m.Items[1].Extra = 5 }, kwire.ErrFieldNotInVersion, "Items[1].Extra"},
 		{"unknown tags out of order", 2, func(m *sizeCase) {
 			m.UnknownTags = kwire.NewUnknownTags(kwire.TaggedField{Tag: 9}, kwire.TaggedField{Tag: 4})
 		}, kwire.ErrBadTag, "UnknownTags"},
