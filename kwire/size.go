@@ -9,7 +9,7 @@ import "unsafe"
 // wire-type table's size, as encodeStruct sends them to its appendTo.
 func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	if !pl.skipAbsent {
-		if err := checkAbsent(pl, p); err != nil {
+		if _, err := checkAbsent(nil, pl, p); err != nil {
 			return 0, err
 		}
 	}
