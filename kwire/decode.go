@@ -244,9 +244,9 @@ func (d *decoder) str(n int) (string, error) {
 		return "", nil
 	}
 	if len(d.strArena) < n {
-		// Chunks double from 64 bytes (the first is most often sized
-		// by the last message of this type, see Decoder.start), bounded
-		// by the bytes left.
+		// Chunks double from 64 bytes, bounded by the bytes left (the
+		// first is most often taken before the first string, sized by
+		// the last message of this type: firstChunk).
 		d.lastStrChunk = min(max(2*d.lastStrChunk, 64), strChunk)
 		size := max(n, min(d.remaining(), d.lastStrChunk))
 		if err := d.charge(size); err != nil {
@@ -437,8 +437,9 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				continue
 			}
 		case cArrayStructCompact, cArrayStructClassic:
-			// Empty and null here; elements through decodeInstr, which
-			// enters the array in this loop.
+			// Empty, null and the elements in this loop; any other
+			// length, an array the bytes left cannot hold, or one past
+			// the stack through decodeInstr (decodeArray).
 			var n, next int
 			if in.code == cArrayStructClassic {
 				n, next = classicLength(src, off, 4)
@@ -599,7 +600,8 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		return sub, fp, unsafe.SliceData(sub.enc), off, nil
 	case cStringCompact, cStringClassic, cNullStringCompact, cNullStringClassic:
 		// Long, or the arena needs a new chunk (the first string of a
-		// message does): the length read as the loop reads it.
+		// message does when no first chunk was taken before it): the
+		// length read as the loop reads it.
 		n, next := compactLength(d.src, off)
 		if in.code == cStringClassic || in.code == cNullStringClassic {
 			n, next = classicLength(d.src, off, 2)

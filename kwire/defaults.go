@@ -35,7 +35,8 @@ func setFieldDefault(o *op, p unsafe.Pointer) {
 
 // flatDefaults is a plan's defaults compiled for the decoder: fixed-width
 // values, nested structs included, as (offset, width, bits) stores; the
-// rest (strings) as ops whose wire type's setDefault stores them.
+// rest (strings) as (offset, op) pairs whose wire type's setDefault
+// stores them.
 type flatDefaults struct {
 	fixed []fixedDefault
 	other []placedDefault
