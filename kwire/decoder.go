@@ -34,10 +34,9 @@ type Decoder struct {
 	Exact bool
 }
 
-// start readies d, a zero decoder, to read src, a message of plan pl.
-// Filling a zero value in place, rather than returning one, spares
-// copying the whole decoder.
-func (dc Decoder) start(d *decoder, src []byte, pl *plan) {
+// start readies d, a zero decoder, to read src. Filling a zero value in
+// place, rather than returning one, spares copying the whole decoder.
+func (dc Decoder) start(d *decoder, src []byte) {
 	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
 }
 
@@ -80,7 +79,7 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		p = rv.UnsafePointer()
 	}
 	var d decoder
-	dc.start(&d, data, pl)
+	dc.start(&d, data)
 	if err := d.decodeBody(pl, p); err != nil {
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
@@ -122,7 +121,7 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	}
 	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
 	var d decoder
-	dc.start(&d, rest, pl)
+	dc.start(&d, rest)
 	d.off = 4
 	if h := pl.strHint.Load(); h != 0 {
 		d.firstChunk(h) // for the client id and the body
@@ -163,7 +162,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 	}
 	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
 	var d decoder
-	dc.start(&d, rest, pl)
+	dc.start(&d, rest)
 	d.off = 4
 	if h.Version >= 1 {
 		tags, err := d.readUnknownTags()
