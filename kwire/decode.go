@@ -341,14 +341,12 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				}
 				*(*uint8)(unsafe.Add(p, run[j].off)) = v
 			}
-			off += int(in.n)
-			in = nextInstr(in)
+			off, in = off+int(in.n), nextInstr(in)
 			continue
 		case cInt32:
 			if len(src)-off >= 4 {
 				*(*uint32)(in.field(p)) = binary.BigEndian.Uint32(src[off:])
-				off += 4
-				in = nextInstr(in)
+				off, in = off+4, nextInstr(in)
 				continue
 			}
 		case cStringCompact, cStringClassic:
@@ -360,8 +358,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			}
 			if n == 0 {
 				*(*string)(in.field(p)) = ""
-				off = next
-				in = nextInstr(in)
+				off, in = next, nextInstr(in)
 				continue
 			}
 			// Not null, in the input, short, room in the arena's chunk.
@@ -370,8 +367,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				d.strArena = d.strArena[n:]
 				copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
 				*(*string)(in.field(p)) = unsafe.String((*byte)(buf), n)
-				off = next + n
-				in = nextInstr(in)
+				off, in = next+n, nextInstr(in)
 				continue
 			}
 		case cNullStringCompact, cNullStringClassic:
@@ -383,8 +379,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			}
 			if n == -1 && in.nullable {
 				*(**string)(in.field(p)) = nil
-				off = next
-				in = nextInstr(in)
+				off, in = next, nextInstr(in)
 				continue
 			}
 			if n >= 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) && len(d.strPtrs) != 0 {
@@ -397,43 +392,37 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 					*sp = unsafe.String((*byte)(buf), n)
 				}
 				*(**string)(in.field(p)) = sp
-				off = next + n
-				in = nextInstr(in)
+				off, in = next+n, nextInstr(in)
 				continue
 			}
 		case cInt16:
 			if len(src)-off >= 2 {
 				*(*uint16)(in.field(p)) = binary.BigEndian.Uint16(src[off:])
-				off += 2
-				in = nextInstr(in)
+				off, in = off+2, nextInstr(in)
 				continue
 			}
 		case cInt64:
 			if len(src)-off >= 8 {
 				*(*uint64)(in.field(p)) = binary.BigEndian.Uint64(src[off:])
-				off += 8
-				in = nextInstr(in)
+				off, in = off+8, nextInstr(in)
 				continue
 			}
 		case cInt8:
 			if off < len(src) {
 				*(*uint8)(in.field(p)) = src[off]
-				off++
-				in = nextInstr(in)
+				off, in = off+1, nextInstr(in)
 				continue
 			}
 		case cBool:
 			if off < len(src) && (src[off] <= 1 || !d.exact) {
 				*(*bool)(in.field(p)) = src[off] != 0
-				off++
-				in = nextInstr(in)
+				off, in = off+1, nextInstr(in)
 				continue
 			}
 		case cUUID:
 			if len(src)-off >= 16 {
 				*(*UUID)(in.field(p)) = UUID(src[off : off+16])
-				off += 16
-				in = nextInstr(in)
+				off, in = off+16, nextInstr(in)
 				continue
 			}
 		case cArrayStructCompact, cArrayStructClassic:
@@ -448,14 +437,12 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			}
 			if n == 0 {
 				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
-				off = next
-				in = nextInstr(in)
+				off, in = next, nextInstr(in)
 				continue
 			}
 			if n == -1 && in.nullable {
 				*(*sliceHeader)(in.field(p)) = sliceHeader{}
-				off = next
-				in = nextInstr(in)
+				off, in = next, nextInstr(in)
 				continue
 			}
 			if sub := in.plan(); n > 0 && st.depth < encodeDepth && n*max(1, sub.minWire) <= len(src)-next {
@@ -487,8 +474,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			}
 			if n == 0 {
 				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
-				off = next
-				in = nextInstr(in)
+				off, in = next, nextInstr(in)
 				continue
 			}
 			if n > 0 && n <= (len(src)-next)/4 && len(d.int32s) >= n {
@@ -499,8 +485,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 					vals[j] = int32(get32(unsafe.Add(from, 4*j)))
 				}
 				*(*[]int32)(in.field(p)) = vals
-				off = next + 4*n
-				in = nextInstr(in)
+				off, in = next+4*n, nextInstr(in)
 				continue
 			}
 		case cBytesCompact, cBytesClassic:
@@ -523,8 +508,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			}
 			if n >= 0 && n <= len(src)-next && in.count != 0 { // records may alias the input
 				*(*[]byte)(in.field(p)) = src[next : next+n : next+n]
-				off = next + n
-				in = nextInstr(in)
+				off, in = next+n, nextInstr(in)
 				continue
 			}
 		case cStruct:
