@@ -87,4 +87,12 @@ func TestFirstChunkBoundedByInputAndBudget(t *testing.T) {
 	require.NoError(t, kwire.Unmarshal(big, &out, 0))
 	err = kwire.Decoder{MaxAlloc: 1000}.Unmarshal(big, &out, 0)
 	assert.True(t, errors.Is(err, kwire.ErrTooLarge), "%v", err)
+
+	// One string, which the hinted chunk holds whole: the budget
+	// refuses the chunk itself, not only a string past it.
+	one, err := kwire.Marshal(&twoStrings{A: long}, 0)
+	require.NoError(t, err)
+	require.NoError(t, kwire.Unmarshal(one, &out, 0)) // the hint is now 3,000 bytes
+	err = kwire.Decoder{MaxAlloc: 1000}.Unmarshal(one, &out, 0)
+	assert.True(t, errors.Is(err, kwire.ErrTooLarge), "%v", err)
 }
