@@ -27,10 +27,10 @@ type stringThenPtr struct {
 // TestFirstChunkShapedByLastMessage: once a type has been decoded, the
 // next decode takes its strings' room in one allocation made before the
 // first string, with a *string target in it when the last message took
-// one. The cases are ones a decode
-// without the hint makes two allocations for: strings past the 64 bytes
-// of a first chunk taken by the first string, and a *string met after a
-// string has taken the chunk.
+// one. The cases are ones a decode without the hint makes two
+// allocations for: strings past the 64 bytes of a first chunk taken by
+// the first string, and a *string met after a string has taken the
+// chunk.
 func TestFirstChunkShapedByLastMessage(t *testing.T) {
 	a, b := "payments-consumers-eu-west-1-primary-00", "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7"
 	in, err := kwire.Marshal(&twoStrings{A: a, B: b}, 0)
