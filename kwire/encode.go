@@ -542,8 +542,8 @@ func checkAbsent(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 }
 
 func appendString(b []byte, o *op, s string) ([]byte, error) {
-	if !o.compact && len(s) > maxInt16String {
-		return b, newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", len(s))
+	if err := checkStringLength(o, len(s)); err != nil {
+		return b, err
 	}
 	b = appendLength(b, len(s), o.compact, false)
 	return append(b, s...), nil
@@ -626,7 +626,7 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 			if int64(u.Tag) <= last {
-				return within(newFieldError(ErrBadTag, -1, "unknown tag %d out of order or repeated", u.Tag), "UnknownTags")
+				return unknownTagOutOfOrder(u.Tag)
 			}
 			b = appendUvarint(b, u.Tag)
 			b = appendUvarint(b, uint32(len(u.Data)))
