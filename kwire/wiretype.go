@@ -46,15 +46,18 @@ const (
 // element, its size and bytes, default and zero tests, default parsing
 // and storing, minimum wire size, both fillers, and the tracer's name
 // and view; a fixed width must be one the fused runs copy (1, 2, 4, 8
-// or 16 bytes). Two consumers still key on kinds outside this file:
-// decodeValue (decode.go), the decoder's general path, and resetList
-// (reset.go), which goes into a struct field's nested plan (kStruct).
+// or 16 bytes).
 //
-// The fast paths keep their own short cases for the common forms and
-// fall back to these entries for the rest: the compiled programs
-// (program.go: instructions and flat default checks), encodeArray's
-// loops over int32, int64 and struct elements, and decodeValue. They are
-// held to the same bytes by the property and interop tests.
+// Code outside this file still keys on kinds. decodeValue (decode.go),
+// the decoder's general path, has no entry here to fall back on: a new
+// wire type needs a case there too. The rest are short cases for common
+// forms with these entries (or the general paths) behind them, held to
+// the same bytes by the property and interop tests: the compiled
+// programs (program.go's compileOp and flat default checks, the fixed
+// runs' bool slots), decodeArray's int32 and struct elements
+// (decode.go), encodeArray's int32, int64 and struct elements
+// (encode.go), and resetList (reset.go), which goes into a struct
+// field's nested plan (kStruct).
 type wireType struct {
 	// name is the wire type as Schema's Field.Wire, the tracer and errors
 	// spell it; wireName, when set, refines it by the op's flags.
