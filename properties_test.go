@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
 	"testing"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kwiretest"
 	"github.com/kwirelabs/kwire/messages"
@@ -110,16 +113,127 @@ func TestPropertiesEveryAPIAndVersion(t *testing.T) {
 	for _, api := range messages.APIs() {
 		ps := properties(t, samples)
 		for v := api.MinVersion; v <= api.MaxVersion; v++ {
-			for _, newMsg := range []func() any{api.NewRequest, api.NewResponse} {
+			for _, response := range []bool{false, true} {
+				newMsg := api.NewRequest
+				if response {
+					newMsg = api.NewResponse
+				}
 				name := fmt.Sprintf("%T v%d", newMsg(), v)
-				ps.Property(name+" round-trips", prop.ForAll1(kwiretest.Gen(newMsg(), v),
-					func(m any) (any, error) { return true, kwiretest.Check(m, v) }))
+				ps.Property(name+" round-trips, Size is its length", prop.ForAll1(kwiretest.Gen(newMsg(), v),
+					func(m any) (any, error) {
+						if err := kwiretest.Check(m, v); err != nil {
+							return false, err
+						}
+						return true, checkFrameSize(api, m, v, response)
+					}))
 				pairs++
 			}
 		}
 		ps.TestingRun(t)
 	}
 	t.Logf("%d (API, version, direction) combinations", pairs)
+}
+
+// checkFrameSize: the body's Size and the frame's length agree, and the
+// frame's size prefix counts what follows it. The header's length is
+// worked out here from Kafka's header layouts, not asked of kwire.
+func checkFrameSize(api messages.API, m any, v int16, response bool) error {
+	body, err := kwire.Size(m, v)
+	if err != nil {
+		return err
+	}
+	clientID := "kwire-props"
+	var frame []byte
+	var header int
+	if response {
+		frame, err = kwire.AppendResponse(nil, m, v, 7)
+		header = 4 // correlation ID
+		if kwire.ResponseHeaderVersion(api.Key, api.IsFlexible(v)) == 1 {
+			header++ // empty tag section
+		}
+	} else {
+		frame, err = kwire.AppendRequest(nil, m, v, 7, &clientID)
+		header = 2 + 2 + 4 // key, version, correlation ID
+		switch kwire.RequestHeaderVersion(api.Key, v, api.IsFlexible(v)) {
+		case 1:
+			header += 2 + len(clientID)
+		case 2:
+			header += 2 + len(clientID) + 1 // and an empty tag section
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(frame) != 4+header+body {
+		return fmt.Errorf("frame of %d bytes, want 4 + %d (header) + %d (Size)", len(frame), header, body)
+	}
+	if prefix := int(frame[0])<<24 | int(frame[1])<<16 | int(frame[2])<<8 | int(frame[3]); prefix != len(frame)-4 {
+		return fmt.Errorf("size prefix %d, %d bytes follow", prefix, len(frame)-4)
+	}
+	return nil
+}
+
+// minimalSizesFile is the committed table of minimal-instance sizes,
+// written by `go generate ./messages`.
+const minimalSizesFile = "messages/testdata/minimal-sizes.tsv"
+
+// TestPropertiesMinimalSizes checks every row of the committed table
+// against the frames kwire writes for FillMinimal's instance now (request
+// header with an empty client ID, as the reference page has it), and that
+// the table has exactly one row per API and version of the registry. A
+// change that moves a size fails here until the table is regenerated and
+// the diff reviewed.
+func TestPropertiesMinimalSizes(t *testing.T) {
+	f, err := os.Open(minimalSizesFile)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := sizes.ReadTSV(f)
+	require.NoError(t, err)
+	require.NotEmpty(t, rows)
+
+	type pair struct{ key, v int16 }
+	table := map[pair]sizes.Row{}
+	for _, r := range rows {
+		_, dup := table[pair{r.Key, r.Version}]
+		require.False(t, dup, "%s: key %d v%d twice", minimalSizesFile, r.Key, r.Version)
+		table[pair{r.Key, r.Version}] = r
+	}
+	const stale = "if the change is meant, run `go generate ./messages` and review the table's diff"
+	empty := ""
+	checked := 0
+	for _, api := range messages.APIs() {
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			row, ok := table[pair{api.Key, v}]
+			if !assert.True(t, ok, "%s v%d has no row in %s", api.Name, v, minimalSizesFile) {
+				continue
+			}
+			delete(table, pair{api.Key, v})
+			assert.Equal(t, api.Name, row.Name, "key %d", api.Key)
+			req, err := kwire.AppendRequest(nil, fillMinimal(t, api.NewRequest(), v), v, 0, &empty)
+			require.NoError(t, err)
+			resp, err := kwire.AppendResponse(nil, fillMinimal(t, api.NewResponse(), v), v, 0)
+			require.NoError(t, err)
+			okReq := assert.Equal(t, row.Request, len(req), "%s v%d: the smallest request frame; %s", api.Name, v, stale)
+			okResp := assert.Equal(t, row.Response, len(resp), "%s v%d: the smallest response frame; %s", api.Name, v, stale)
+			if okReq && okResp {
+				checked++
+			}
+		}
+	}
+	for p := range table {
+		t.Errorf("%s: key %d v%d is not in the registry", minimalSizesFile, p.key, p.v)
+	}
+	// The reference page's own API and version: its request, and its
+	// response with the presence marker it leaves out.
+	ref := rows[0]
+	for _, r := range rows {
+		if r.Key == 68 && r.Version == 1 {
+			ref = r
+		}
+	}
+	assert.Equal(t, [2]int{55, 51}, [2]int{ref.Request, ref.Response}, "ConsumerGroupHeartbeat v1")
+	assert.Contains(t, ref.Note, "the page says 50")
+	t.Logf("%d (API, version) rows match the frames kwire writes", checked)
 }
 
 // TestPropertiesRequestFrames reads random request frames back through

@@ -13,3 +13,9 @@ package messages
 //	    -schemas ../shared/kafka-schemas-legacy,../shared/kafka-schemas,../shared/kafka-schemas-2026
 //
 //go:generate go run ../gen/cmd/kwiregen -schemas schemas -out . -package messages
+//
+// testdata/minimal-sizes.tsv is the table of minimal-instance sizes (every
+// API and version, the smallest request and response frame in bytes), made
+// from the structs just generated; the property suite checks it.
+//
+//go:generate go run ../cmd/kwire apis -sizes -o testdata/minimal-sizes.tsv

@@ -1,14 +1,30 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
+	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/messages"
 )
 
-func runAPIs(out io.Writer) error {
+func runAPIs(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("apis", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	withSizes := fs.Bool("sizes", false, "print the minimal-sizes table (TSV): every API and version, smallest request and response frame in bytes")
+	file := fs.String("o", "", "with -sizes: write the table to this file instead of standard output")
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || (*file != "" && !*withSizes) {
+		return fmt.Errorf("apis: usage: kwire apis [-sizes [-o FILE]]")
+	}
+	if *withSizes {
+		return writeSizes(*file, out)
+	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KEY\tNAME\tVERSIONS\tFLEXIBLE FROM")
 	for _, a := range messages.APIs() {
@@ -24,4 +40,26 @@ func runAPIs(out io.Writer) error {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", a.Key, a.Name, versions, flex)
 	}
 	return w.Flush()
+}
+
+// writeSizes writes the minimal-sizes table to file, or to out if file is
+// empty. `go generate ./messages` writes messages/testdata/minimal-sizes.tsv
+// this way.
+func writeSizes(file string, out io.Writer) error {
+	rows, err := sizes.Table()
+	if err != nil {
+		return fmt.Errorf("apis -sizes: %w", err)
+	}
+	if file == "" {
+		return sizes.WriteTSV(out, rows)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("apis -sizes: %w", err)
+	}
+	if err := sizes.WriteTSV(f, rows); err != nil {
+		f.Close()
+		return fmt.Errorf("apis -sizes: %w", err)
+	}
+	return f.Close()
 }

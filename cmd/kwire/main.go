@@ -22,7 +22,8 @@ commands:
   decode HEX | decode < FILE        the tree of a captured request frame (hex)
   decode -response -k KEY -v N HEX  ... or of a response frame
   decode -json [-records] ...       ... as JSON (records in full with -records)
-  apis                              every API: key, name, versions, flexible from
+  apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;
+                                    -sizes: smallest request/response frame of every version (TSV)
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
   gen -schemas DIR[,DIR] -out DIR -package NAME
@@ -57,7 +58,7 @@ func run(args []string, out io.Writer) error {
 	case "site":
 		return runSite(args[1:], out)
 	case "apis":
-		return runAPIs(out)
+		return runAPIs(args[1:], out)
 	case "proxy":
 		return runProxy(args[1:], out)
 	case "gen":
