@@ -1,0 +1,142 @@
+package release
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// Match is Guess's answer: the table nearest a broker's ApiVersions.
+type Match struct {
+	Release Release
+	// Exact says every API agrees (an optional API the broker leaves out
+	// aside, see Guess).
+	Exact bool
+	// Differences are the APIs that do not agree: Old is the release's
+	// offer, New the broker's.
+	Differences []Change
+	// Ties are the other tables exactly as near: for an exact match,
+	// releases whose tables are the same.
+	Ties []Release
+}
+
+// String says the guess in a line: "3.7", "3.4-kraft (same table as
+// 3.3-kraft)", or "nearest 3.7, 2 APIs differ: Produce 0-10 → 0-11, ...".
+func (m Match) String() string {
+	var b strings.Builder
+	if !m.Exact {
+		b.WriteString("nearest ")
+	}
+	b.WriteString(m.Release.Name())
+	if len(m.Ties) > 0 {
+		names := make([]string, len(m.Ties))
+		for i, r := range m.Ties {
+			names[i] = r.Name()
+		}
+		if m.Exact {
+			fmt.Fprintf(&b, " (same table as %s)", strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(&b, " (as near: %s)", strings.Join(names, ", "))
+		}
+	}
+	if !m.Exact {
+		s := "s"
+		if len(m.Differences) == 1 {
+			s = ""
+		}
+		diffs := make([]string, len(m.Differences))
+		for i, d := range m.Differences {
+			diffs[i] = d.String()
+		}
+		fmt.Fprintf(&b, ", %d API%s differ (release → broker): %s", len(m.Differences), s, strings.Join(diffs, "; "))
+	}
+	return b.String()
+}
+
+// optional are APIs a broker of a release that has them offers only when
+// configured to: the client-telemetry pair (KIP-714) needs a telemetry
+// receiver plugin. Their absence is no difference.
+var optional = map[int16]bool{71: true, 72: true}
+
+// Guess says which release and role a broker looks like from its
+// ApiVersions response: the table that agrees with it on every API, else
+// the one with the fewest differing APIs (then the smallest sum of
+// version steps between them), listing what differs. Equally near tables
+// are in Ties; the usual role and then the newer release are preferred.
+func Guess(resp *messages.ApiVersionsResponse) Match {
+	return GuessVersions(resp.Versions())
+}
+
+// GuessVersions is Guess for a list of API ranges in any order; a key
+// listed twice keeps its last range.
+func GuessVersions(apis []kwire.APIVersions) Match {
+	byKey := make(map[int16]kwire.APIVersions, len(apis))
+	for _, a := range apis {
+		byKey[a.APIKey] = a
+	}
+	theirs := make([]kwire.APIVersions, 0, len(byKey))
+	for _, a := range byKey {
+		theirs = append(theirs, a)
+	}
+	slices.SortFunc(theirs, func(a, b kwire.APIVersions) int { return int(a.APIKey) - int(b.APIKey) })
+
+	type scored struct {
+		r     Release
+		diffs []Change
+		steps int
+	}
+	var all []scored
+	for _, r := range load() {
+		s := scored{r: r}
+		for _, c := range diffVersions(r.APIs, theirs) {
+			if c.New == nil && optional[c.Key] {
+				continue
+			}
+			s.diffs = append(s.diffs, c)
+			s.steps += steps(c)
+		}
+		all = append(all, s)
+	}
+	better := func(a, b scored) bool {
+		if len(a.diffs) != len(b.diffs) {
+			return len(a.diffs) < len(b.diffs)
+		}
+		if a.steps != b.steps {
+			return a.steps < b.steps
+		}
+		ad, bd := a.r.Role == defaultRole(a.r.Version), b.r.Role == defaultRole(b.r.Version)
+		if ad != bd {
+			return ad
+		}
+		return compareVersions(a.r.Version, b.r.Version) > 0
+	}
+	best := all[0]
+	for _, s := range all[1:] {
+		if better(s, best) {
+			best = s
+		}
+	}
+	m := Match{Release: best.r, Exact: len(best.diffs) == 0, Differences: best.diffs}
+	for _, s := range all {
+		if len(s.diffs) == len(best.diffs) && s.steps == best.steps && !(s.r.Version == best.r.Version && s.r.Role == best.r.Role) {
+			m.Ties = append(m.Ties, s.r)
+		}
+	}
+	return m
+}
+
+// steps is how far apart a change's two sides are: the moves of min and
+// max, or an absent API's whole range plus one.
+func steps(c Change) int {
+	abs := func(x int) int { return max(x, -x) }
+	switch {
+	case c.Old == nil:
+		return int(c.New.MaxVersion-c.New.MinVersion) + 1
+	case c.New == nil:
+		return int(c.Old.MaxVersion-c.Old.MinVersion) + 1
+	}
+	return abs(int(c.Old.MinVersion)-int(c.New.MinVersion)) + abs(int(c.Old.MaxVersion)-int(c.New.MaxVersion))
+}
