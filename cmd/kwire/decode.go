@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -92,6 +93,7 @@ type decodedFrame struct {
 	ClientID      *string         `json:"client_id,omitempty"`
 	Summary       string          `json:"summary"`
 	Errors        []string        `json:"errors,omitempty"`
+	Redacted      []string        `json:"redacted,omitempty"`
 	Body          json.RawMessage `json:"body"`
 }
 
@@ -123,8 +125,8 @@ func decodeJSON(frame []byte, response bool, key, version int, records bool, out
 	if records {
 		opts = append(opts, pretty.WithRecords())
 	}
-	desc := describe(body, d.Version, true, opts...)
-	d.Summary, d.Errors, d.Body = desc.Summary, desc.Errors, desc.Body
+	desc := trafficlog.Describe(body, d.Version, true, opts...)
+	d.Summary, d.Errors, d.Body, d.Redacted = desc.Summary, desc.Errors, desc.Body, desc.Redacted
 	j, err := json.Marshal(d)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -40,7 +41,8 @@ func runProxy(args []string, out io.Writer) error {
 	}
 	w := out
 	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		// the log holds traffic: readable by its owner only
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("proxy: %v", err)
 		}
@@ -49,13 +51,19 @@ func runProxy(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p := newProxy(*listen, *asJSON, *unstable, *maxFrame, w)
+	log := trafficlog.NewWriter(w, trafficlog.Options{JSON: *asJSON,
+		Notice: func(msg string) { fmt.Fprintf(os.Stderr, "kwire proxy: %s\n", msg) }})
+	p := newProxy(*listen, *unstable, *maxFrame, log)
 	p.notices = os.Stderr
 	if _, err := p.listen(*listen, *upstream); err != nil {
+		log.Close()
 		return fmt.Errorf("proxy: %v", err)
 	}
 	<-ctx.Done()
-	p.close()
+	stop() // a second signal ends the process at once
+	if err := p.close(); err != nil {
+		return fmt.Errorf("proxy: %v", err)
+	}
 	return nil
 }
 
@@ -63,7 +71,7 @@ type proxy struct {
 	host     string // where added listeners listen
 	ours     []kwire.APIVersions
 	maxFrame int
-	log      *lineLog
+	log      *trafficlog.Writer
 	notices  io.Writer // "kwire proxy: LOCAL -> UPSTREAM" for every listener
 
 	mu        sync.Mutex
@@ -75,14 +83,14 @@ type proxy struct {
 	wg        sync.WaitGroup
 }
 
-func newProxy(listen string, asJSON, unstable bool, maxFrame int, w io.Writer) *proxy {
+func newProxy(listen string, unstable bool, maxFrame int, log *trafficlog.Writer) *proxy {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		host = "127.0.0.1"
 	}
 	return &proxy{
 		host: host, ours: messages.Versions(unstable), maxFrame: maxFrame,
-		log: newLineLog(w, asJSON), notices: io.Discard, local: map[string]string{}, conns: map[net.Conn]struct{}{},
+		log: log, notices: io.Discard, local: map[string]string{}, conns: map[net.Conn]struct{}{},
 	}
 }
 
@@ -140,7 +148,7 @@ func (p *proxy) accept(ln net.Listener, upstream string) {
 			return
 		}
 		p.nconn++
-		pc := &proxyConn{p: p, id: p.nconn, client: c, upstream: up,
+		pc := &proxyConn{p: p, id: p.nconn, client: c, upstream: up, clientAddr: c.RemoteAddr().String(),
 			tracker: messages.NewTracker(maxInFlight), clientIDs: map[int32]*string{}}
 		p.conns[c], p.conns[up] = struct{}{}, struct{}{}
 		p.wg.Add(2)
@@ -150,8 +158,9 @@ func (p *proxy) accept(ln net.Listener, upstream string) {
 	}
 }
 
-// close stops listening, ends every connection and flushes the log.
-func (p *proxy) close() {
+// close stops listening, ends every connection and flushes the log,
+// reporting the lines the log lost.
+func (p *proxy) close() error {
 	p.mu.Lock()
 	p.closed = true
 	for _, ln := range p.listeners {
@@ -162,7 +171,7 @@ func (p *proxy) close() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
-	p.log.close()
+	return p.log.Close()
 }
 
 func (p *proxy) forget(cs ...net.Conn) {
@@ -186,8 +195,12 @@ type proxyConn struct {
 	tracker          *kwire.Tracker
 	writeClient      sync.Mutex // responses, and answers the proxy gives itself
 
+	clientAddr string
+
 	mu        sync.Mutex
 	clientIDs map[int32]*string // by correlation id, while in flight
+	mechanism string            // the SASL mechanism the client chose
+	principal string            // the user its SASL login named
 
 	// After a SaslHandshake v0 that succeeded, the client's next frame
 	// is a raw SASL token and the broker's next frame its raw (perhaps
@@ -208,25 +221,28 @@ func (c *proxyConn) requests() {
 			return
 		}
 		if c.clientToken.Swap(false) {
-			c.p.log.write(event{Time: time.Now(), Conn: c.id, Dir: "request", Key: -1, Note: saslTokenNote(frame)})
+			c.notePrincipal(trafficlog.SASLPrincipal(c.saslMechanism(), frame[4:]))
+			e := c.event(trafficlog.Request)
+			e.Note = saslTokenNote(frame)
+			c.p.log.Write(e)
 			if _, err := c.upstream.Write(frame); err != nil {
 				c.ended("upstream", err)
 				return
 			}
 			continue
 		}
-		e := event{Time: time.Now(), Conn: c.id, Dir: "request"}
+		e := c.event(trafficlog.Request)
 		key, version, corr, err := kwire.PeekRequest(frame)
 		if err != nil {
 			e.Err = err
 		} else {
-			e.Key, e.Version, e.Corr = key, version, corr
+			e.Key, e.Version, e.CorrelationID = key, version, corr
 		}
 		if err == nil && key == apiVersions.Key && version > apiVersions.MaxVersion {
 			// Kafka's answer to an ApiVersions it cannot read; the client
 			// retries with a version kwire reads.
 			e.Note = "answered by the proxy: UNSUPPORTED_VERSION"
-			c.p.log.write(e)
+			c.p.log.Write(e)
 			ours := kwire.APIVersions{APIKey: 18, MinVersion: apiVersions.MinVersion, MaxVersion: apiVersions.MaxVersion}
 			if c.toClient(kwire.AppendUnsupportedAPIVersions(nil, corr, ours)) != nil {
 				return
@@ -237,6 +253,14 @@ func (c *proxyConn) requests() {
 			var h kwire.RequestHeader
 			h, e.Msg, e.Err = messages.ReadRequest(frame)
 			e.ClientID = h.ClientID
+			switch m := e.Msg.(type) {
+			case *messages.SaslHandshakeRequest:
+				c.mu.Lock()
+				c.mechanism = m.Mechanism
+				c.mu.Unlock()
+			case *messages.SaslAuthenticateRequest:
+				e.Principal = c.notePrincipal(trafficlog.SASLPrincipal(c.saslMechanism(), m.AuthBytes))
+			}
 			expect, err := c.tracker.Request(frame)
 			switch {
 			case err != nil:
@@ -249,7 +273,7 @@ func (c *proxyConn) requests() {
 				e.Note = "no response expected (acks=0)"
 			}
 		}
-		c.p.log.write(e)
+		c.p.log.Write(e)
 		if _, err := c.upstream.Write(frame); err != nil {
 			c.ended("upstream", err)
 			return
@@ -273,17 +297,19 @@ func (c *proxyConn) responses() {
 			return
 		}
 		if token {
-			c.p.log.write(event{Time: time.Now(), Conn: c.id, Dir: "response", Key: -1, Note: saslTokenNote(frame)})
+			e := c.event(trafficlog.Response)
+			e.Note = saslTokenNote(frame)
+			c.p.log.Write(e)
 			if err := c.toClient(frame); err != nil {
 				return
 			}
 			continue
 		}
-		e := event{Time: time.Now(), Conn: c.id, Dir: "response", Key: -1}
+		e := c.event(trafficlog.Response)
 		req, h, msg, err := c.tracker.ReadResponse(frame)
-		e.Corr = h.CorrelationID
+		e.CorrelationID = h.CorrelationID
 		if corr, perr := kwire.PeekResponse(frame); perr == nil {
-			e.Corr = corr
+			e.CorrelationID = corr
 		}
 		if req.Sent != (time.Time{}) {
 			e.Key, e.Version, e.Latency = req.APIKey, req.APIVersion, e.Time.Sub(req.Sent)
@@ -311,7 +337,7 @@ func (c *proxyConn) responses() {
 			c.clientToken.Store(true) // before the client can see the answer
 			c.upstreamToken.Store(true)
 		}
-		c.p.log.write(e)
+		c.p.log.Write(e)
 		if err := c.toClient(out); err != nil {
 			return
 		}
@@ -326,6 +352,31 @@ func (c *proxyConn) toClient(frame []byte) error {
 		c.ended("client", err)
 	}
 	return err
+}
+
+// event starts a log line about this connection.
+func (c *proxyConn) event(dir trafficlog.Dir) trafficlog.Event {
+	c.mu.Lock()
+	principal := c.principal
+	c.mu.Unlock()
+	return trafficlog.Event{Time: time.Now(), Conn: c.id, Dir: dir, Key: -1, ClientAddr: c.clientAddr, Principal: principal}
+}
+
+func (c *proxyConn) saslMechanism() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mechanism
+}
+
+// notePrincipal remembers the user a SASL login named, for the lines
+// that follow; it returns the principal the connection now has.
+func (c *proxyConn) notePrincipal(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if name != "" {
+		c.principal = name
+	}
+	return c.principal
 }
 
 func saslTokenNote(frame []byte) string {
@@ -357,6 +408,8 @@ func (c *proxyConn) ended(side string, err error) {
 	closed := c.p.closed
 	c.p.mu.Unlock()
 	if !closed {
-		c.p.log.write(event{Time: time.Now(), Conn: c.id, Dir: "close", Key: -1, Note: side + ": " + err.Error()})
+		e := c.event(trafficlog.Close)
+		e.Note = side + ": " + err.Error()
+		c.p.log.Write(e)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -92,7 +92,7 @@ func proxyThrough(t *testing.T) (*fakeUpstream, *proxy, *syncBuffer, net.Conn) {
 	t.Helper()
 	up := startUpstream(t)
 	log := &syncBuffer{}
-	p := newProxy("127.0.0.1:0", false, false, 1<<20, log)
+	p := newProxy("127.0.0.1:0", false, 1<<20, trafficlog.NewWriter(log, trafficlog.Options{}))
 	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
 	require.NoError(t, err)
 	c, err := net.Dial("tcp", addr)
@@ -175,7 +175,7 @@ func TestProxyRelays(t *testing.T) {
 	readFrame(t, c)
 
 	c.Close()
-	p.close()
+	require.NoError(t, p.close())
 	assert.Equal(t, sent, up.received(), "the upstream got every client byte, untouched, but the ApiVersions v99")
 
 	text := log.String()
@@ -201,25 +201,6 @@ func TestProxyRelays(t *testing.T) {
 	assert.Contains(t, lines[6], "UNDECODABLE: ")
 	assert.Contains(t, lines[7], "no response expected (acks=0)")
 	assert.Contains(t, lines[9], "errors=ErrorCode=REBALANCE_IN_PROGRESS")
-}
-
-func TestProxyJSONLine(t *testing.T) {
-	md := messages.NewMetadataResponse()
-	name := "orders"
-	md.Topics = []messages.MetadataResponseTopic{{Name: &name, ErrorCode: 3}}
-	client := "c1"
-	line := formatJSON(nil, event{Time: time.Unix(0, 0), Conn: 2, Dir: "response", Key: 3, Version: 12, Corr: 9,
-		ClientID: &client, Latency: 1500 * time.Microsecond, Msg: md})
-	var got map[string]any
-	require.NoError(t, json.Unmarshal(line, &got), "%s", line)
-	for k, want := range map[string]any{"dir": "response", "api": "Metadata", "key": 3.0, "version": 12.0,
-		"correlation_id": 9.0, "client_id": "c1", "latency_ms": 1.5} {
-		assert.Equal(t, want, got[k], k)
-	}
-	assert.Equal(t, []any{"Topics[0].ErrorCode = UNKNOWN_TOPIC_OR_PARTITION"}, got["errors"])
-	body := got["body"].(map[string]any)
-	assert.Equal(t, "orders", body["Topics"].([]any)[0].(map[string]any)["Name"])
-	assert.Equal(t, "00000000-0000-0000-0000-000000000000", body["Topics"].([]any)[0].(map[string]any)["TopicID"])
 }
 
 // TestProxySASLv0: after a SaslHandshake v0, the raw token and the
@@ -252,10 +233,52 @@ func TestProxySASLv0(t *testing.T) {
 		assert.Equal(t, step.resp, got)
 	}
 	c.Close()
-	p.close()
+	require.NoError(t, p.close())
 	assert.Equal(t, sent, up.received())
 	text := log.String()
 	assert.Equal(t, 2, strings.Count(text, "raw SASL token"), text)
+	assert.NotContains(t, text, "pass", "the password")
+	assert.Contains(t, text, `user="alice"`)
 	assert.NotContains(t, text, "UNDECODABLE", text)
 	assert.Contains(t, text, "response Metadata v4 corr=2", text)
+}
+
+// stalledOutput takes no bytes until released: a FIFO nobody reads.
+type stalledOutput struct{ release chan struct{} }
+
+func (s stalledOutput) Write(p []byte) (int, error) { <-s.release; return len(p), nil }
+
+// TestProxyStalledLogDoesNotStallTraffic: 5,000 requests relay and are
+// answered while the log's output takes nothing; close reports the lines
+// lost rather than hanging.
+func TestProxyStalledLogDoesNotStallTraffic(t *testing.T) {
+	up := startUpstream(t)
+	out := stalledOutput{release: make(chan struct{})}
+	defer close(out.release)
+	log := trafficlog.NewWriter(out, trafficlog.Options{Queue: 64, FlushTimeout: time.Millisecond})
+	p := newProxy("127.0.0.1:0", false, 1<<20, log)
+	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	client := "stall"
+	hb := frameOf(kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 1))
+	go func() {
+		for range 5000 {
+			up.answers <- hb
+		}
+	}()
+	frames := kwire.NewFrameReader(c, 0)
+	for i := range 5000 {
+		_, err := c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, int32(i), &client)))
+		require.NoError(t, err)
+		_, err = frames.Next()
+		require.NoError(t, err, "response %d", i)
+	}
+	assert.Positive(t, log.Dropped())
+	c.Close()
+	err = p.close()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dropped")
 }

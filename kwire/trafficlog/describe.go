@@ -1,0 +1,43 @@
+package trafficlog
+
+import (
+	"encoding/json"
+
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/pretty"
+)
+
+// Description is a decoded message as people read it: a one-line
+// summary (which names the first error codes too), every non-zero error
+// code with its path, the version-aware JSON body, and the paths of the
+// fields redacted from all three.
+type Description struct {
+	Summary  string
+	Errors   []string
+	Body     json.RawMessage
+	Redacted []string
+}
+
+// Describe is the one place a message becomes text. It redacts msg
+// first; the error list and JSON body only when full is set (the body
+// is the costly part).
+func Describe(msg any, version int16, full bool, opts ...pretty.Option) Description {
+	msg, redacted := Redact(msg)
+	d := Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
+	if !full {
+		return d
+	}
+	found, err := kerr.Find(msg, version)
+	for _, f := range found {
+		d.Errors = append(d.Errors, f.String())
+	}
+	if err != nil {
+		d.Errors = append(d.Errors, "("+err.Error()+")")
+	}
+	if body, err := pretty.JSON(msg, version, opts...); err == nil {
+		d.Body = body
+	} else {
+		d.Body, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	return d
+}

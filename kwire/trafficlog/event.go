@@ -1,0 +1,59 @@
+package trafficlog
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// Dir says what an Event is about.
+type Dir string
+
+const (
+	Request  Dir = "request"  // Key -1: a frame that is no Kafka request (a raw SASL token)
+	Response Dir = "response" // Key -1: not paired with a request, or a raw SASL token
+	Open     Dir = "open"     // a connection began; Note says from where to where
+	Close    Dir = "close"    // a connection ended badly; Note says why
+	Auth     Dir = "auth"     // a SASL login named its principal
+)
+
+// Event is one line of a traffic log.
+type Event struct {
+	Time time.Time
+	Conn int // the connection's number, counted by the writer of the log
+	Dir  Dir
+
+	// Key is the API key, -1 when unknown (a response that could not be
+	// paired, say).
+	Key           int16
+	Version       int16
+	CorrelationID int32
+	ClientID      *string
+	Latency       time.Duration // responses: since the request was read
+
+	ClientAddr string // the client's address, when the writer knows it
+	Principal  string // who the connection authenticated as, when known
+
+	Msg  any    // the decoded body; nil when it did not decode
+	Err  error  // why it did not decode (or pair)
+	Note string // what the writer of the log did besides relaying
+}
+
+// aboutAPI says whether the event concerns a Kafka message rather than
+// the connection.
+func (e *Event) aboutAPI() bool {
+	return (e.Dir == Request || e.Dir == Response) && (e.Key >= 0 || e.Err != nil)
+}
+
+// APIName is the name of an API key: Kafka's, one registered with
+// messages.Register, or "key" and the number.
+func APIName(key int16) string {
+	if key < 0 {
+		return "?"
+	}
+	if a, ok := messages.Lookup(key); ok {
+		return a.Name
+	}
+	return "key" + strconv.Itoa(int(key))
+}

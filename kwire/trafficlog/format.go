@@ -1,0 +1,104 @@
+package trafficlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// AppendText appends e as one line: time, connection, direction, API and
+// version, correlation id, client id, principal, latency, then the
+// summary (which ends in the non-zero error codes by name), what was
+// redacted, and the note:
+//
+//	21:04:05.123456 #3 response Metadata v12 corr=7 client="rdkafka" 0.412ms | MetadataResponse v12 Brokers=3 Topics=1
+//	21:04:05.123901 #4 request  SaslAuthenticate v2 corr=3 client="kgo" user="alice" | SaslAuthenticateRequest v2 | redacted: AuthBytes
+//	21:04:04.998000 #4 open     | from 10.1.2.3:50122 to broker-1:9092
+func AppendText(b []byte, e Event) []byte {
+	b = e.Time.UTC().AppendFormat(b, "15:04:05.000000")
+	b = fmt.Appendf(b, " #%d %-8s", e.Conn, e.Dir)
+	if e.aboutAPI() {
+		b = fmt.Appendf(b, " %s v%d corr=%d", APIName(e.Key), e.Version, e.CorrelationID)
+		if e.ClientID != nil {
+			b = fmt.Appendf(b, " client=%q", *e.ClientID)
+		}
+	}
+	if e.Principal != "" {
+		b = fmt.Appendf(b, " user=%q", e.Principal)
+	}
+	if e.aboutAPI() && e.Dir == Response && e.Latency > 0 {
+		b = fmt.Appendf(b, " %.3fms", float64(e.Latency)/float64(time.Millisecond))
+	}
+	if e.Msg != nil {
+		d := Describe(e.Msg, e.Version, false)
+		b = append(b, " | "...)
+		b = append(b, d.Summary...)
+		if len(d.Redacted) > 0 {
+			b = append(b, " | redacted: "...)
+			b = append(b, strings.Join(d.Redacted, ", ")...)
+		}
+	}
+	if e.Err != nil {
+		b = append(b, " | UNDECODABLE: "...)
+		b = append(b, e.Err.Error()...)
+	}
+	if e.Note != "" {
+		b = append(b, " | "...)
+		b = append(b, e.Note...)
+	}
+	return append(b, '\n')
+}
+
+// jsonLine is the JSON form of an Event; its keys are the log's public
+// format.
+type jsonLine struct {
+	Time          string          `json:"time"`
+	Conn          int             `json:"conn"`
+	Dir           Dir             `json:"dir"`
+	API           string          `json:"api,omitempty"`
+	Key           *int16          `json:"key,omitempty"`
+	Version       *int16          `json:"version,omitempty"`
+	CorrelationID *int32          `json:"correlation_id,omitempty"`
+	ClientID      *string         `json:"client_id,omitempty"`
+	ClientAddr    string          `json:"client_addr,omitempty"`
+	Principal     string          `json:"principal,omitempty"`
+	LatencyMs     *float64        `json:"latency_ms,omitempty"`
+	Summary       string          `json:"summary,omitempty"`
+	Errors        []string        `json:"errors,omitempty"`
+	Redacted      []string        `json:"redacted,omitempty"`
+	Undecodable   string          `json:"undecodable,omitempty"`
+	Note          string          `json:"note,omitempty"`
+	Body          json.RawMessage `json:"body,omitempty"`
+}
+
+// AppendJSON appends e as one JSON object and a newline. Keys: time
+// (RFC 3339, UTC), conn, dir, and when known api, key, version,
+// correlation_id, client_id, client_addr, principal, latency_ms
+// (responses), summary, errors (every non-zero error code with its
+// path), redacted (paths of the fields left out), undecodable (why the
+// frame did not decode), note and body (the message, as pretty.JSON
+// writes it).
+func AppendJSON(b []byte, e Event) []byte {
+	l := jsonLine{Time: e.Time.UTC().Format(time.RFC3339Nano), Conn: e.Conn, Dir: e.Dir, ClientID: e.ClientID,
+		ClientAddr: e.ClientAddr, Principal: e.Principal, Note: e.Note}
+	if e.aboutAPI() {
+		l.API, l.Key, l.Version, l.CorrelationID = APIName(e.Key), &e.Key, &e.Version, &e.CorrelationID
+	}
+	if e.Dir == Response && e.Latency > 0 {
+		ms := float64(e.Latency) / float64(time.Millisecond)
+		l.LatencyMs = &ms
+	}
+	if e.Msg != nil {
+		d := Describe(e.Msg, e.Version, true)
+		l.Summary, l.Errors, l.Body, l.Redacted = d.Summary, d.Errors, d.Body, d.Redacted
+	}
+	if e.Err != nil {
+		l.Undecodable = e.Err.Error()
+	}
+	j, err := json.Marshal(l)
+	if err != nil {
+		j, _ = json.Marshal(jsonLine{Time: l.Time, Conn: e.Conn, Dir: e.Dir, Undecodable: "log: " + err.Error()})
+	}
+	return append(append(b, j...), '\n')
+}
