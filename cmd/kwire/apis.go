@@ -16,8 +16,19 @@ func runAPIs(args []string, out io.Writer) error {
 	fs.SetOutput(io.Discard)
 	withSizes := fs.Bool("sizes", false, "print the minimal-sizes table (TSV): every API and version, smallest request and response frame in bytes")
 	file := fs.String("o", "", "with -sizes: write the table to this file instead of standard output")
+	kafka := fs.String("kafka", "", "print what a Kafka release offers: 3.7, 0.10.2, 3.7-kraft, 4.0-controller (see -releases)")
+	since := fs.String("since", "", "with -kafka: print only what changed since this release")
+	releases := fs.Bool("releases", false, "list the Kafka releases and node roles -kafka knows")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	switch {
+	case *releases:
+		return printReleases(out)
+	case *kafka != "":
+		return printRelease(out, *kafka, *since)
+	case *since != "":
+		return fmt.Errorf("apis: -since needs -kafka")
 	}
 	if fs.NArg() > 0 || (*file != "" && !*withSizes) {
 		return fmt.Errorf("apis: usage: kwire apis [-sizes [-o FILE]]")

@@ -24,6 +24,8 @@ commands:
   decode -json [-records] ...       ... as JSON (records in full with -records)
   apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;
                                     -sizes: smallest request/response frame of every version (TSV)
+  apis -kafka 3.7 [-since 3.6]      what a Kafka release offers (or changed); -releases lists them
+  probe -b HOST:PORT                which Kafka release a broker looks like, from its ApiVersions
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
   gen -schemas DIR[,DIR] -out DIR -package NAME
@@ -61,6 +63,8 @@ func run(args []string, out io.Writer) error {
 		return runAPIs(args[1:], out)
 	case "proxy":
 		return runProxy(args[1:], out)
+	case "probe":
+		return runProbe(args[1:], out)
 	case "gen":
 		return runGen(args[1:])
 	case "help", "-h", "-help", "--help":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
@@ -45,7 +46,7 @@ func Ask(conn io.ReadWriter, clientID string) (*messages.ApiVersionsResponse, in
 		}
 		answer, err := frames.Next()
 		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
 			// A broker that knows ApiVersions answers any version of it.
 			return nil, 0, fmt.Errorf("release: ApiVersions v%d: %w", version, ErrNoApiVersions)
 		case err != nil:

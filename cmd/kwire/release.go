@@ -1,0 +1,151 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+	"github.com/kwirelabs/kwire/messages/release"
+)
+
+// roleTitle says what kind of node a release table is for.
+func roleTitle(r release.Role) string {
+	switch r {
+	case release.ZooKeeper:
+		return "broker in ZooKeeper mode"
+	case release.KRaft:
+		return "KRaft broker"
+	case release.Controller:
+		return "KRaft controller"
+	}
+	return r.String()
+}
+
+// printRelease writes a release's table (`kwire apis -kafka 3.7`) or,
+// with since, what changed from that release to it.
+func printRelease(out io.Writer, name, since string) error {
+	r, err := release.ByName(name)
+	if err != nil {
+		return fmt.Errorf("apis -kafka: %w", err)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if since != "" {
+		old, err := release.ByName(since)
+		if err != nil {
+			return fmt.Errorf("apis -since: %w", err)
+		}
+		changes := release.Diff(old, r)
+		fmt.Fprintf(w, "# Kafka %s → %s: %d APIs changed\n", old.Name(), r.Name(), len(changes))
+		fmt.Fprintln(w, "KEY\tNAME\t"+old.Name()+"\t"+r.Name())
+		for _, c := range changes {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Key, c.Name(), rangeOrNone(c.Old), rangeOrNone(c.New))
+		}
+		return w.Flush()
+	}
+	fmt.Fprintf(w, "# Kafka %s, %s: %d APIs\n", r.Name(), roleTitle(r.Role), len(r.APIs))
+	fmt.Fprintln(w, "KEY\tNAME\tVERSIONS")
+	for _, a := range r.APIs {
+		name := fmt.Sprintf("key %d", a.APIKey)
+		if api, ok := messages.Lookup(a.APIKey); ok {
+			name = api.Name
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\n", a.APIKey, name, release.RangeString(a))
+	}
+	return w.Flush()
+}
+
+// printReleases lists every table (`kwire apis -releases`).
+func printReleases(out io.Writer) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tNODE\tAPIS")
+	for _, r := range release.Releases() {
+		fmt.Fprintf(w, "%s\t%s\t%d\n", r.Name(), roleTitle(r.Role), len(r.APIs))
+	}
+	return w.Flush()
+}
+
+// rangeOrNone is a side of a release.Change: its range, or "-" for an
+// API that side does not offer.
+func rangeOrNone(p *kwire.APIVersions) string {
+	if p == nil {
+		return "-"
+	}
+	return release.RangeString(*p)
+}
+
+// runProbe asks a broker for its ApiVersions and says which release it
+// looks like (`kwire probe -b HOST:PORT`).
+func runProbe(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("b", "", "the broker (or controller) to ask, HOST:PORT")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long")
+	clientID := fs.String("client-id", "kwire-probe", "the request's client id")
+	all := fs.Bool("apis", false, "also print every API the node offers")
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if *addr == "" || fs.NArg() > 0 {
+		return fmt.Errorf("probe: usage: kwire probe -b HOST:PORT [-timeout D] [-apis]")
+	}
+	conn, err := net.DialTimeout("tcp", *addr, *timeout)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(*timeout)); err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	resp, version, err := release.Ask(conn, *clientID)
+	if err != nil {
+		return fmt.Errorf("probe %s: %w", *addr, err)
+	}
+	m := release.Guess(resp)
+	fmt.Fprintf(out, "%s answered ApiVersions v%d: %d APIs\n", *addr, version, len(resp.ApiKeys))
+	if m.Exact {
+		fmt.Fprintf(out, "looks like Kafka %s (%s)", m.Release.Name(), roleTitle(m.Release.Role))
+	} else {
+		fmt.Fprintf(out, "nearest Kafka %s (%s), %d APIs differ", m.Release.Name(), roleTitle(m.Release.Role), len(m.Differences))
+	}
+	if len(m.Ties) > 0 {
+		names := make([]string, len(m.Ties))
+		for i, r := range m.Ties {
+			names[i] = r.Name()
+		}
+		if m.Exact {
+			fmt.Fprintf(out, "; the same table as %s", strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(out, "; as near: %s", strings.Join(names, ", "))
+		}
+	}
+	fmt.Fprintln(out)
+	if len(m.Differences) > 0 {
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "KEY\tNAME\t"+m.Release.Name()+"\tTHIS NODE")
+		for _, c := range m.Differences {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Key, c.Name(), rangeOrNone(c.Old), rangeOrNone(c.New))
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if *all {
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "KEY\tNAME\tVERSIONS")
+		for _, a := range resp.Versions() {
+			name := fmt.Sprintf("key %d", a.APIKey)
+			if api, ok := messages.Lookup(a.APIKey); ok {
+				name = api.Name
+			}
+			fmt.Fprintf(w, "%d\t%s\t%s\n", a.APIKey, name, release.RangeString(a))
+		}
+		return w.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+	"github.com/kwirelabs/kwire/messages/release"
+)
+
+func TestAPIsKafkaRelease(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"apis", "-kafka", "v3.7.1"}, &out))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	assert.Equal(t, "# Kafka 3.7, broker in ZooKeeper mode: 61 APIs", lines[0])
+	assert.Len(t, lines, 2+61)
+	assert.Regexp(t, `^0 +Produce +0-10$`, lines[2])
+	assert.Regexp(t, `^68 +ConsumerGroupHeartbeat +0$`, lines[len(lines)-1])
+
+	out.Reset()
+	require.NoError(t, run([]string{"apis", "-kafka", "3.9", "-since", "3.8"}, &out))
+	assert.Equal(t, "# Kafka 3.8 → 3.9: 4 APIs changed", strings.SplitN(out.String(), "\n", 2)[0])
+	assert.Regexp(t, `(?m)^18 +ApiVersions +0-3 +0-4$`, out.String())
+
+	out.Reset()
+	require.NoError(t, run([]string{"apis", "-kafka", "4.0-controller", "-since", "3.9-controller"}, &out))
+	assert.Regexp(t, `(?m)^7 +ControlledShutdown +0-3 +-$`, out.String(), "a dropped API")
+
+	out.Reset()
+	require.NoError(t, run([]string{"apis", "-releases"}, &out))
+	assert.Equal(t, 1+len(release.Releases()), strings.Count(out.String(), "\n"))
+	assert.Regexp(t, `(?m)^3\.7-controller +KRaft controller +\d+$`, out.String())
+
+	assert.ErrorContains(t, run([]string{"apis", "-kafka", "2.9"}, &out), "no such Kafka release")
+	assert.ErrorContains(t, run([]string{"apis", "-since", "2.8"}, &out), "-since needs -kafka")
+}
+
+// serveApiVersions answers every ApiVersions on one connection with
+// table, at the version asked, and stops at the connection's end.
+func serveApiVersions(t *testing.T, table []kwire.APIVersions) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		frames := kwire.NewFrameReader(conn, 0)
+		for {
+			frame, err := frames.Next()
+			if err != nil {
+				return
+			}
+			_, v, corr, err := kwire.PeekRequest(frame)
+			if err != nil {
+				return
+			}
+			resp := messages.NewApiVersionsResponse()
+			for _, a := range table {
+				resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: a.APIKey, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion})
+			}
+			b, err := kwire.AppendResponse(nil, resp, v, corr)
+			if err != nil {
+				return
+			}
+			if _, err := conn.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestProbe(t *testing.T) {
+	r, err := release.ByName("3.7-kraft")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs)}, &out))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 2, out.String())
+	assert.Regexp(t, `^127\.0\.0\.1:\d+ answered ApiVersions v5: 59 APIs$`, lines[0])
+	assert.Equal(t, "looks like Kafka 3.7-kraft (KRaft broker)", lines[1])
+
+	// A 3.3 KRaft broker is a 3.4 one too: nothing changed in between.
+	r, err = release.ByName("3.4-kraft")
+	require.NoError(t, err)
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs)}, &out))
+	assert.Contains(t, out.String(), "looks like Kafka 3.4-kraft (KRaft broker); the same table as 3.3-kraft\n")
+
+	// A 3.8 broker with Produce v12 and no DescribeProducers.
+	r, err = release.ByName("3.8")
+	require.NoError(t, err)
+	var custom []kwire.APIVersions
+	for _, a := range r.APIs {
+		switch a.APIKey {
+		case 0:
+			a.MaxVersion = 12
+		case 61:
+			continue
+		}
+		custom = append(custom, a)
+	}
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, custom), "-apis"}, &out))
+	assert.Contains(t, out.String(), "nearest Kafka 3.8 (broker in ZooKeeper mode), 2 APIs differ\n")
+	assert.Regexp(t, `(?m)^0 +Produce +0-11 +0-12$`, out.String())
+	assert.Regexp(t, `(?m)^61 +DescribeProducers +0 +-$`, out.String())
+	assert.Regexp(t, `(?m)^69 +ConsumerGroupDescribe +0$`, out.String(), "-apis lists what the node offers")
+
+	assert.ErrorContains(t, run([]string{"probe"}, &out), "usage: kwire probe -b HOST:PORT")
+
+	// A node that closes the connection on ApiVersions: older than 0.10.0.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		if conn, err := ln.Accept(); err == nil {
+			buf := make([]byte, 4)
+			_, _ = conn.Read(buf)
+			conn.Close()
+		}
+	}()
+	assert.ErrorContains(t, run([]string{"probe", "-b", ln.Addr().String()}, &out), "older than 0.10.0")
+}
