@@ -124,14 +124,19 @@ func checkMinimal(s side) error {
 	if err != nil {
 		return fmt.Errorf("kwire Marshal of the minimal instance: %v", err)
 	}
-	km := s.kmsgMsg()
-	kmsgMinimal(reflect.ValueOf(km).Elem(), meta, 0)
-	km.SetVersion(s.v)
-	got := km.AppendTo(nil)
+	got := kmsgMinimalMsg(s, meta).AppendTo(nil)
 	if !bytes.Equal(got, want) {
 		return fmt.Errorf("minimal instance: kmsg wrote %s", diff(got, want))
 	}
 	return nil
+}
+
+// kmsgMinimalMsg is kmsg's smallest instance of the side, version set.
+func kmsgMinimalMsg(s side, meta map[string]kmsgFieldMeta) kmsgMessage {
+	km := s.kmsgMsg()
+	kmsgMinimal(reflect.ValueOf(km).Elem(), meta, 0)
+	km.SetVersion(s.v)
+	return km
 }
 
 // checkKwireToKmsg: a random kwire instance, marshalled, read by kmsg and
