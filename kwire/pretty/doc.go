@@ -20,11 +20,18 @@
 //     when there are no batches), with "Partial":true when the set ends
 //     in a batch cut short (brokers do that in Fetch responses) and
 //     "Error":"..." when it does not parse. With WithRecords the batches
-//     and records themselves are written (see WithRecords);
+//     and records themselves are written (see WithRecords); with
+//     WithRawRecords the field's bytes in base64;
 //   - the tagged fields the struct does not know (its UnknownTags field),
 //     only when there are some, as [{"Tag":N,"Data":"base64"}].
 //
 // But for records fields and non-finite floats, encoding/json reads the
 // output back into a struct equal to the first in every field the version
 // has, unknown tags included (tested for every API and version).
+//
+// ParseJSON reads it all back, records in full or raw included, and is
+// strict about keys: a message read from JSON encodes to the bytes of the
+// message written (a property tested for every API, version and
+// direction). Each kind of field has one JSON form, a type with both a
+// write and a read method (forms.go), so the two directions cannot drift.
 package pretty

@@ -2,9 +2,9 @@ package pretty
 
 import (
 	"encoding/base64"
-	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -14,17 +14,23 @@ import (
 type Option func(*options)
 
 type options struct {
-	records bool
+	records    bool
+	rawRecords bool
 }
 
 // WithRecords writes records fields in full rather than as a summary:
-// {"Bytes":N,"Partial":false,"Batches":[...]}, each batch with its header
-// fields (BaseOffset, Magic, Codec, TimestampType, Transactional,
-// Control, ProducerID, ProducerEpoch, BaseSequence, ...) and its Records:
-// Offset, Timestamp, Key, Value and Headers. A key, value or header value
-// is a JSON string when it is valid UTF-8, {"Base64":"..."} when it is
-// not, and null when null.
+// {"Bytes":N,"Batches":[...]}, each batch with its header fields
+// (BaseOffset, Magic, Codec, TimestampType, Transactional, Control,
+// ProducerID, ProducerEpoch, BaseSequence, ...) and its Records: Offset,
+// Timestamp, Key, Value and Headers. A key, value or header value is a
+// JSON string when it is valid UTF-8, {"Base64":"..."} when it is not,
+// and null when null. ParseJSON rebuilds the batches from it.
 func WithRecords() Option { return func(o *options) { o.records = true } }
+
+// WithRawRecords writes records fields as their bytes in standard base64,
+// as a bytes field is written: what ParseJSON reads back byte for byte,
+// compressed or cut-short batches included. It overrides WithRecords.
+func WithRawRecords() Option { return func(o *options) { o.rawRecords = true } }
 
 // JSON returns msg (a struct or a pointer to one) at version as JSON.
 func JSON(msg any, version int16, opts ...Option) ([]byte, error) {
@@ -66,121 +72,54 @@ type jsonWriter struct {
 	opts options
 }
 
-func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
-	w.buf = append(w.buf, '{')
+// member is one key of a struct's JSON object: a field the version has,
+// or (field nil) the struct's UnknownTags field. JSON writes the members
+// in this order and ParseJSON accepts exactly these keys.
+type member struct {
+	name  string
+	field *kwire.Field
+	index int // in the Go struct
+}
+
+var memberCache sync.Map // *kwire.Schema -> []member
+
+func members(s *kwire.Schema) []member {
+	if m, ok := memberCache.Load(s); ok {
+		return m.([]member)
+	}
+	m := make([]member, 0, len(s.Fields)+1)
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		if i > 0 {
-			w.buf = append(w.buf, ',')
-		}
-		w.buf = appendString(w.buf, f.Name)
-		w.buf = append(w.buf, ':')
-		w.value(f, sv.Field(f.Index))
+		m = append(m, member{name: f.Name, field: f, index: f.Index})
 	}
 	if s.UnknownTags >= 0 {
-		if tags := sv.Field(s.UnknownTags).Interface().(kwire.UnknownTags); tags.Len() > 0 {
-			if len(s.Fields) > 0 {
-				w.buf = append(w.buf, ',')
-			}
-			w.buf = appendString(w.buf, s.Type.Field(s.UnknownTags).Name)
-			w.buf = append(w.buf, ":["...)
-			for i, t := range tags.Fields() {
-				if i > 0 {
-					w.buf = append(w.buf, ',')
-				}
-				w.buf = append(w.buf, `{"Tag":`...)
-				w.buf = strconv.AppendUint(w.buf, uint64(t.Tag), 10)
-				w.buf = append(w.buf, `,"Data":`...)
-				w.buf = appendBase64(w.buf, t.Data)
-				w.buf = append(w.buf, '}')
-			}
-			w.buf = append(w.buf, ']')
+		m = append(m, member{name: s.Type.Field(s.UnknownTags).Name, index: s.UnknownTags})
+	}
+	memberCache.Store(s, m)
+	return m
+}
+
+func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
+	w.buf = append(w.buf, '{')
+	n := 0
+	for _, m := range members(s) {
+		v := sv.Field(m.index)
+		if m.field == nil && v.Interface().(kwire.UnknownTags).Len() == 0 {
+			continue
+		}
+		if n > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		n++
+		w.buf = appendString(w.buf, m.name)
+		w.buf = append(w.buf, ':')
+		if m.field == nil {
+			unknownTagsForm{}.write(w, nil, v)
+		} else {
+			formOf(m.field).write(w, m.field, v)
 		}
 	}
 	w.buf = append(w.buf, '}')
-}
-
-func (w *jsonWriter) value(f *kwire.Field, v reflect.Value) {
-	switch {
-	case f.Records:
-		b := v.Bytes()
-		if b == nil {
-			w.buf = append(w.buf, "null"...)
-		} else if w.opts.records {
-			w.buf = appendRecordsDetail(w.buf, b)
-		} else {
-			w.buf = appendRecordsSummary(w.buf, b)
-		}
-		return
-	case f.Struct != nil:
-		if v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				w.buf = append(w.buf, "null"...)
-				return
-			}
-			v = v.Elem()
-		}
-		w.object(f.Struct, v)
-		return
-	case f.Elem != nil:
-		if v.IsNil() && f.Nullable {
-			w.buf = append(w.buf, "null"...)
-			return
-		}
-		w.buf = append(w.buf, '[')
-		for i := 0; i < v.Len(); i++ {
-			if i > 0 {
-				w.buf = append(w.buf, ',')
-			}
-			w.value(f.Elem, v.Index(i))
-		}
-		w.buf = append(w.buf, ']')
-		return
-	}
-	w.buf = appendScalar(w.buf, v)
-}
-
-// appendScalar writes a number, bool, string, nullable string, UUID or
-// bytes value.
-func appendScalar(dst []byte, v reflect.Value) []byte {
-	switch v.Kind() {
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(dst, v.Int(), 10)
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.AppendUint(dst, v.Uint(), 10)
-	case reflect.Float64, reflect.Float32:
-		f := v.Float()
-		switch {
-		case math.IsNaN(f):
-			return append(dst, `"NaN"`...)
-		case math.IsInf(f, 1):
-			return append(dst, `"+Inf"`...)
-		case math.IsInf(f, -1):
-			return append(dst, `"-Inf"`...)
-		}
-		return strconv.AppendFloat(dst, f, 'g', -1, 64)
-	case reflect.Bool:
-		return strconv.AppendBool(dst, v.Bool())
-	case reflect.String:
-		return appendString(dst, v.String())
-	case reflect.Pointer:
-		if v.IsNil() {
-			return append(dst, "null"...)
-		}
-		return appendScalar(dst, v.Elem())
-	case reflect.Array: // kwire.UUID, or a [16]byte of the user's
-		var u kwire.UUID
-		reflect.Copy(reflect.ValueOf(u[:]), v)
-		dst = append(dst, '"')
-		dst = append(dst, u.String()...)
-		return append(dst, '"')
-	case reflect.Slice:
-		if v.IsNil() {
-			return append(dst, "null"...)
-		}
-		return appendBase64(dst, v.Bytes())
-	}
-	return append(dst, "null"...)
 }
 
 func appendBase64(dst, b []byte) []byte {
@@ -240,3 +179,6 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// appendInt writes a JSON number.
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }

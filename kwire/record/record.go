@@ -54,7 +54,15 @@ type RecordIter struct {
 	lastHeaders []Header
 	// shift turns a legacy message's offset into the record's.
 	shift int64
+	// stored is the current record's timestamp as its bytes hold it.
+	stored int64
 }
+
+// StoredTimestamp is the current record's timestamp as its bytes hold it:
+// for magic 2 the batch's BaseTimestamp plus the record's delta, for a
+// legacy message its own. In a LogAppendTime batch it differs from
+// Record().Timestamp, which is the batch's time.
+func (it *RecordIter) StoredTimestamp() int64 { return it.stored }
 
 // Iter returns an iterator over the batch's records.
 func (b *Batch) Iter() RecordIter {
@@ -186,6 +194,7 @@ func (it *RecordIter) decodeLegacy() bool {
 		return false
 	}
 	ts := m.timestamp
+	it.stored = ts
 	if b.Magic >= 1 && b.Attributes.TimestampType() == LogAppendTime {
 		ts = b.MaxTimestamp // a wrapper's timestamp
 	}
@@ -246,6 +255,7 @@ func (it *RecordIter) decodeV2() bool {
 	it.headerCount = int(count)
 	it.headersLeft -= int(count)
 	r.Offset = b.BaseOffset + int64(offsetDelta)
+	it.stored = b.BaseTimestamp + tsDelta
 	if b.Attributes.TimestampType() == LogAppendTime {
 		r.Timestamp = b.MaxTimestamp
 	} else {

@@ -1,0 +1,244 @@
+package pretty
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/kwirelabs/kwire/kwire"
+)
+
+// Sentinels of ParseJSON's errors, besides kwire's ErrValueOutOfRange,
+// ErrNullNotAllowed and ErrFieldNotInVersion.
+var (
+	ErrJSONSyntax   = errors.New("invalid JSON")
+	ErrUnknownField = errors.New("unknown field")
+	ErrJSONValue    = errors.New("JSON value does not fit the field")
+)
+
+// ParseJSON sets msg (a pointer to a message struct) from JSON as JSON
+// writes it at version: the inverse of JSON, for fixtures and requests
+// written by hand. msg is first reset to its defaults (its Default method
+// if it has one, as the generated messages do, otherwise the zero value),
+// and so is every struct the JSON creates (array elements, nullable
+// structs): a field left out keeps its default.
+//
+// Every form JSON writes is read: numbers in their Go type's range,
+// "NaN"/"+Inf"/"-Inf" floats, UUIDs as text (or Kafka's base64), bytes in
+// base64, nulls, unknown tagged fields. A records field is read in each
+// of its forms: null; base64 (WithRawRecords), read byte for byte; in full
+// (WithRecords), rebuilt batch by batch with record.AppendWithHeader,
+// where batch header fields left out take what a producer would send
+// (magic 2, no compression, -1 producer fields, offsets and timestamps
+// spanning the records) and CRC, NumRecords and Bytes are computed rather
+// than read. A summary cannot be read back, unless it says the set is
+// empty; nor can a full form marked Partial or Error.
+//
+// A key the struct does not have, or has only in other versions, is an
+// error, as is a key given twice. Errors are *kwire.Error values (Op
+// "parse json") naming the field's path and the byte offset in data, and
+// wrapping ErrJSONSyntax, ErrUnknownField, ErrJSONValue,
+// kwire.ErrFieldNotInVersion, kwire.ErrValueOutOfRange or
+// kwire.ErrNullNotAllowed.
+func ParseJSON(data []byte, msg any, version int16) error {
+	s, err := kwire.SchemaOf(msg, version)
+	if err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(msg)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return &kwire.Error{Op: "parse json", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: kwire.ErrNotAMessage,
+			Detail: "need a non-nil pointer to a struct"}
+	}
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().Elem().String()}
+	r.dec.UseNumber()
+	setDefault(rv.Elem())
+	r.mark("")
+	t, err := r.next()
+	if err != nil {
+		return err
+	}
+	if t != json.Delim('{') {
+		return r.mismatch("an object", t)
+	}
+	if err := r.object(s, rv.Elem()); err != nil {
+		return err
+	}
+	r.mark("")
+	if _, err := r.dec.Token(); err != io.EOF {
+		return r.fail(ErrJSONSyntax, "data after the object")
+	}
+	return nil
+}
+
+// setDefault resets an addressable struct to its defaults.
+func setDefault(v reflect.Value) {
+	if d, ok := v.Addr().Interface().(interface{ Default() }); ok {
+		d.Default()
+		return
+	}
+	v.SetZero()
+}
+
+// jsonReader reads JSON tokens, keeping the path of the value being read
+// for errors.
+type jsonReader struct {
+	data []byte
+	dec  *json.Decoder
+	typ  string   // the message's Go type
+	path []string // ".Name" or "[i]", outermost first
+	at   int      // where the value being read starts, for errors
+	key  int      // where the key of the member being read starts
+}
+
+// next is the next token; a syntax error or the end of the data is an
+// error.
+func (r *jsonReader) next() (json.Token, error) {
+	t, err := r.dec.Token()
+	if err == nil {
+		return t, nil
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return nil, r.failAt(int(se.Offset), ErrJSONSyntax, "%v", se)
+	}
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, r.fail(ErrJSONSyntax, "unexpected end of the data")
+	}
+	return nil, r.fail(ErrJSONSyntax, "%v", err)
+}
+
+func (r *jsonReader) fail(sentinel error, format string, args ...any) error {
+	return r.failAt(r.at, sentinel, format, args...)
+}
+
+// mark sets r.at to the start of the next key or value: past the
+// separators skip names and white space.
+func (r *jsonReader) mark(skip string) {
+	i := int(r.dec.InputOffset())
+	for i < len(r.data) && strings.IndexByte(skip+" \t\r\n", r.data[i]) >= 0 {
+		i++
+	}
+	r.at = i
+}
+
+func (r *jsonReader) failAt(offset int, sentinel error, format string, args ...any) error {
+	return &kwire.Error{Op: "parse json", Type: r.typ, Path: strings.TrimPrefix(strings.Join(r.path, ""), "."),
+		Offset: offset, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
+}
+
+// mismatch is the error for a value of the wrong JSON type.
+func (r *jsonReader) mismatch(want string, t json.Token) error {
+	var got string
+	switch t := t.(type) {
+	case nil:
+		got = "null"
+	case json.Delim:
+		got = map[json.Delim]string{'{': "an object", '[': "an array"}[t]
+	case string:
+		got = strconv.Quote(t)
+	default:
+		got = fmt.Sprint(t)
+	}
+	return r.fail(ErrJSONValue, "want %s, got %s", want, got)
+}
+
+func (r *jsonReader) unknownKey(key, known string) error {
+	return r.failAt(r.key, ErrUnknownField, "%q (known: %s)", key, known)
+}
+
+// int reads a JSON integer that fits in bits.
+func (r *jsonReader) int(t json.Token, bits int) (int64, error) {
+	num, ok := t.(json.Number)
+	if !ok {
+		return 0, r.mismatch("an integer", t)
+	}
+	n, err := strconv.ParseInt(string(num), 10, bits)
+	if err != nil {
+		return 0, r.fail(kwire.ErrValueOutOfRange, "%s is not an int%d", num, bits)
+	}
+	return n, nil
+}
+
+// fields reads an object's members, after its '{': fn reads the value of
+// each key, whose first token it gets. A key given twice is an error.
+func (r *jsonReader) fields(fn func(key string, t json.Token) error) error {
+	var seen []string
+	for {
+		r.mark(",")
+		t, err := r.next()
+		if err != nil {
+			return err
+		}
+		if t == json.Delim('}') {
+			return nil
+		}
+		key := t.(string) // the decoder checks that keys are strings
+		r.path = append(r.path, "."+key)
+		for _, k := range seen {
+			if k == key {
+				return r.failAt(r.at, ErrJSONSyntax, "key %q given twice", key)
+			}
+		}
+		seen = append(seen, key)
+		r.key = r.at
+		r.mark(":")
+		if t, err = r.next(); err == nil {
+			err = fn(key, t)
+		}
+		if err != nil {
+			return err
+		}
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+// array reads an array's elements, after its '['.
+func (r *jsonReader) array(fn func(i int, t json.Token) error) error {
+	for i := 0; ; i++ {
+		r.mark(",")
+		t, err := r.next()
+		if err != nil {
+			return err
+		}
+		if t == json.Delim(']') {
+			return nil
+		}
+		r.path = append(r.path, "["+strconv.Itoa(i)+"]")
+		if err := fn(i, t); err != nil {
+			return err
+		}
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+// object reads a struct's members, after its '{'.
+func (r *jsonReader) object(s *kwire.Schema, sv reflect.Value) error {
+	ms := members(s)
+	return r.fields(func(key string, t json.Token) error {
+		for _, m := range ms {
+			if m.name != key {
+				continue
+			}
+			if m.field == nil {
+				return unknownTagsForm{}.read(r, nil, sv.Field(m.index), t)
+			}
+			return formOf(m.field).read(r, m.field, sv.Field(m.index), t)
+		}
+		if sf, ok := s.Type.FieldByName(key); ok && sf.IsExported() && len(sf.Index) == 1 {
+			if _, tagged := sf.Tag.Lookup("kafka"); tagged {
+				return r.failAt(r.key, kwire.ErrFieldNotInVersion, "%s v%d has no %s", s.Type.Name(), s.Version, key)
+			}
+		}
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = m.name
+		}
+		return r.unknownKey(key, s.Type.Name()+" v"+strconv.Itoa(int(s.Version))+" has "+strings.Join(names, ", "))
+	})
+}
