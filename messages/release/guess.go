@@ -63,11 +63,29 @@ var optional = map[int16]bool{71: true, 72: true}
 
 // Guess says which release and role a broker looks like from its
 // ApiVersions response: the table that agrees with it on every API, else
-// the one with the fewest differing APIs (then the smallest sum of
-// version steps between them), listing what differs. Equally near tables
-// are in Ties; the usual role and then the newer release are preferred.
+// the nearest, listing what differs. Nearest weighs, in this order: the
+// APIs whose maximum differs or that only the broker offers (a broker
+// cannot offer more than its release has), the APIs only the release
+// offers (brokers built on other code, kfake or Redpanda, leave some
+// out), the APIs whose minimum differs (those set their own), then the
+// total of version steps between the two. Equally near tables are in
+// Ties; the usual role and then the newer release are preferred.
 func Guess(resp *messages.ApiVersionsResponse) Match {
 	return GuessVersions(resp.Versions())
+}
+
+// nearness is how far a table is from a broker's answer; see Guess.
+type nearness struct {
+	maxOrExtra, missing, minOnly, steps int
+}
+
+func (a nearness) compare(b nearness) int {
+	for _, d := range [...]int{a.maxOrExtra - b.maxOrExtra, a.missing - b.missing, a.minOnly - b.minOnly, a.steps - b.steps} {
+		if d != 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // GuessVersions is Guess for a list of API ranges in any order; a key
@@ -86,26 +104,30 @@ func GuessVersions(apis []kwire.APIVersions) Match {
 	type scored struct {
 		r     Release
 		diffs []Change
-		steps int
+		near  nearness
 	}
 	var all []scored
 	for _, r := range load() {
 		s := scored{r: r}
 		for _, c := range diffVersions(r.APIs, theirs) {
-			if c.New == nil && optional[c.Key] {
+			switch {
+			case c.New == nil && optional[c.Key]:
 				continue
+			case c.New == nil:
+				s.near.missing++
+			case c.Old == nil || c.Old.MaxVersion != c.New.MaxVersion:
+				s.near.maxOrExtra++
+			default:
+				s.near.minOnly++
 			}
 			s.diffs = append(s.diffs, c)
-			s.steps += steps(c)
+			s.near.steps += steps(c)
 		}
 		all = append(all, s)
 	}
 	better := func(a, b scored) bool {
-		if len(a.diffs) != len(b.diffs) {
-			return len(a.diffs) < len(b.diffs)
-		}
-		if a.steps != b.steps {
-			return a.steps < b.steps
+		if c := a.near.compare(b.near); c != 0 {
+			return c < 0
 		}
 		ad, bd := a.r.Role == defaultRole(a.r.Version), b.r.Role == defaultRole(b.r.Version)
 		if ad != bd {
@@ -121,7 +143,7 @@ func GuessVersions(apis []kwire.APIVersions) Match {
 	}
 	m := Match{Release: best.r, Exact: len(best.diffs) == 0, Differences: best.diffs}
 	for _, s := range all {
-		if len(s.diffs) == len(best.diffs) && s.steps == best.steps && !(s.r.Version == best.r.Version && s.r.Role == best.r.Role) {
+		if s.near == best.near && !(s.r.Version == best.r.Version && s.r.Role == best.r.Role) {
 			m.Ties = append(m.Ties, s.r)
 		}
 	}

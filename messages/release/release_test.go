@@ -234,3 +234,28 @@ func TestParseErrors(t *testing.T) {
 func TestRoleString(t *testing.T) {
 	assert.Equal(t, "zk kraft controller role(9)", strings.Join([]string{ZooKeeper.String(), KRaft.String(), Controller.String(), Role(9).String()}, " "))
 }
+
+// TestGuessWeighsMaximumsFirst: a broker on other code (its own minimums,
+// some APIs left out) is still placed by the maximums it offers.
+func TestGuessWeighsMaximumsFirst(t *testing.T) {
+	r39, err := ByName("3.9")
+	require.NoError(t, err)
+	var apis []kwire.APIVersions
+	for _, a := range r39.APIs {
+		switch {
+		case a.APIKey >= 4 && a.APIKey <= 7, a.APIKey == 56, a.APIKey == 58, a.APIKey == 67:
+			continue // broker-internal APIs a look-alike leaves out
+		case a.APIKey == 0:
+			a.MinVersion = 3
+		case a.APIKey == 1:
+			a.MinVersion = 4
+		}
+		apis = append(apis, a)
+	}
+	m := GuessVersions(apis)
+	assert.False(t, m.Exact)
+	assert.Equal(t, "3.9", m.Release.Version, m.String())
+	for _, c := range m.Differences {
+		assert.True(t, c.New == nil || c.New.MaxVersion == c.Old.MaxVersion, "only absences and minimums differ: %s", c)
+	}
+}
