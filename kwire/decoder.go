@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
@@ -98,36 +97,27 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	if err != nil {
 		return h, nil, err
 	}
-	if len(rest) < 4 {
-		return h, nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	var d decoder
+	dc.start(&d, rest)
+	if err := d.readRequestHead(&h); err != nil {
+		return h, nil, headerError("RequestHeader", err)
 	}
-	h.APIKey = int16(binary.BigEndian.Uint16(rest))
-	h.APIVersion = int16(binary.BigEndian.Uint16(rest[2:]))
 	body, err := newBody(h.APIKey, h.APIVersion)
 	if err != nil {
 		return h, nil, err
 	}
 	pl, p := cachedRootPlan(body, h.APIVersion)
 	if pl == nil {
-		if pl, p, err = messagePlan(body, h.APIVersion, "unmarshal"); err != nil {
-			if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
-				e.Op, e.Offset = "frame", 6
-			}
+		if pl, p, err = requestBodyPlan(body, h.APIVersion, "unmarshal"); err != nil {
 			return h, nil, err
-		}
-		if reflect.TypeOf(body).Kind() != reflect.Pointer {
-			return h, nil, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
 		}
 	}
 	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
-	var d decoder
-	dc.start(&d, rest)
-	d.off = 4
 	if h := pl.strHint.Load(); h != 0 {
 		d.firstChunk(h) // for the client id and the body
 	}
 	if err := d.readRequestHeaderRest(&h); err != nil {
-		return h, nil, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
+		return h, nil, headerError("RequestHeader", err)
 	}
 	// The body is read by the same decoder, so header and body strings
 	// share arena chunks; offsets count from after the size prefix.
@@ -157,19 +147,10 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 		return h, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
 	}
 	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	if len(rest) < 4 {
-		return h, &Error{Op: "unmarshal", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
-	}
-	h.CorrelationID = int32(binary.BigEndian.Uint32(rest))
 	var d decoder
 	dc.start(&d, rest)
-	d.off = 4
-	if h.Version >= 1 {
-		tags, err := d.readUnknownTags()
-		if err != nil {
-			return h, publicError("unmarshal", "ResponseHeader", shiftOffset(err, 4))
-		}
-		h.UnknownTags = tags
+	if err := d.readResponseHeader(&h); err != nil {
+		return h, headerError("ResponseHeader", err)
 	}
 	if err := d.decodeBody(pl, p); err != nil {
 		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
@@ -179,6 +160,24 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
 	}
 	return h, nil
+}
+
+// requestBodyPlan finds the plan of body, the struct newBody gave for the
+// API key and version a request header names; a version the struct does
+// not declare is the header's fault, an error at the version's offset.
+// The common call, a body whose plan is cached, need not come here.
+func requestBodyPlan(body any, version int16, op string) (*plan, unsafe.Pointer, error) {
+	pl, p, err := messagePlan(body, version, op)
+	if err != nil {
+		if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
+			e.Op, e.Offset = "frame", 6
+		}
+		return nil, nil, err
+	}
+	if op == "unmarshal" && reflect.TypeOf(body).Kind() != reflect.Pointer {
+		return nil, nil, &Error{Op: op, Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
+	}
+	return pl, p, nil
 }
 
 // resetAll zeroes the whole message after a failed decode, which may have

@@ -92,47 +92,42 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // from the first bytes of its frame (at least 12, size prefix included;
 // the whole frame will do) without decoding the rest: a broker can refuse
 // an API, or answer an ApiVersions request newer than it knows, before
-// the body has arrived.
+// the body has arrived. A header cut short is refused as ReadRequest
+// refuses it.
 func PeekRequest(head []byte) (apiKey, apiVersion int16, correlationID int32, err error) {
-	rest, err := frameHead(head, 8, "RequestHeader")
-	if err != nil {
-		return 0, 0, 0, err
+	var h RequestHeader
+	d, err := headDecoder(head, "RequestHeader")
+	if err == nil {
+		err = headerError("RequestHeader", d.readRequestHead(&h))
 	}
-	return int16(binary.BigEndian.Uint16(rest)), int16(binary.BigEndian.Uint16(rest[2:])),
-		int32(binary.BigEndian.Uint32(rest[4:])), nil
+	return h.APIKey, h.APIVersion, h.CorrelationID, err
 }
 
 // PeekResponse reads the correlation id of a response from the first
 // bytes of its frame (at least 8, size prefix included), which is all a
 // client needs to pair it with its request.
 func PeekResponse(head []byte) (correlationID int32, err error) {
-	rest, err := frameHead(head, 4, "ResponseHeader")
-	if err != nil {
-		return 0, err
+	var h ResponseHeader // version 0: the correlation id alone
+	d, err := headDecoder(head, "ResponseHeader")
+	if err == nil {
+		err = headerError("ResponseHeader", d.readResponseHeader(&h))
 	}
-	return int32(binary.BigEndian.Uint32(rest)), nil
+	return h.CorrelationID, err
 }
 
-// frameHead checks that head is the start of a frame whose size prefix
-// leaves room for a fixed header part of n bytes, and that head holds
-// that part; it returns what follows the prefix.
-func frameHead(head []byte, n int, typ string) ([]byte, error) {
+// headDecoder checks the size prefix at the front of head, the first
+// bytes of a frame, and returns a decoder over what of the frame head
+// holds, its offsets counted from after the prefix.
+func headDecoder(head []byte, typ string) (decoder, error) {
 	if len(head) < 4 {
-		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
+		return decoder{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
 	size := int32(binary.BigEndian.Uint32(head))
-	switch {
-	case size < int32(n):
-		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, a header needs %d", size, n)}
-	case len(head)-4 > int(size):
-		return nil, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
+	if size < 0 || len(head)-4 > int(size) {
+		return decoder{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
 			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
-	case len(head) < 4+n:
-		return nil, &Error{Op: "frame", Type: typ, Offset: len(head), Err: ErrTruncated,
-			Detail: fmt.Sprintf("%d of the header's first %d bytes", len(head)-4, n)}
 	}
-	return head[4:], nil
+	return decoder{src: head[4:]}, nil
 }
 
 // AppendResponse appends a whole response frame: the int32 size prefix,
@@ -234,12 +229,43 @@ func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) 
 	return Decoder{}.ReadResponse(frame, msg, version)
 }
 
-func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
-	if d.remaining() < 4 {
-		return d.truncated(4)
+// The request and response headers are read here and nowhere else:
+// ReadRequest, TraceRequest, PeekRequest and the Tracker all call these
+// readers, so they refuse a bad header with the same error. The decoder's
+// offsets count from after the size prefix; headerError turns what they
+// return into the *Error callers see.
+
+// readRequestHead reads the part of a request header every version has:
+// the API key, the API version and the correlation id.
+func (d *decoder) readRequestHead(h *RequestHeader) error {
+	b := d.src[d.off:]
+	if len(b) < 8 {
+		return d.requestHeadCut()
 	}
-	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
-	d.off += 4
+	head := binary.BigEndian.Uint64(b)
+	h.APIKey, h.APIVersion, h.CorrelationID = int16(head>>48), int16(head>>32), int32(head)
+	d.off += 8
+	return nil
+}
+
+// requestHeadCut is the error of a request head cut short: the field it
+// cuts, at that field's offset.
+func (d *decoder) requestHeadCut() error {
+	name, size := "APIKey", 2
+	switch r := d.remaining(); {
+	case r >= 4:
+		name, size = "CorrelationID", 4
+		d.off += 4
+	case r >= 2:
+		name = "APIVersion"
+		d.off += 2
+	}
+	return within(d.truncated(size), name)
+}
+
+// readRequestHeaderRest reads what follows the head in header version
+// h.Version: the client id (v1+) and the tagged fields (v2).
+func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 	if h.Version >= 1 {
 		// A classic nullable string, read here rather than through an op
 		// so that neither the header nor the pointer moves to the heap.
@@ -264,6 +290,31 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 		return err
 	}
 	return nil
+}
+
+// readResponseHeader reads a response header of version h.Version: the
+// correlation id and (v1) the tagged fields.
+func (d *decoder) readResponseHeader(h *ResponseHeader) error {
+	if d.remaining() < 4 {
+		return within(d.truncated(4), "CorrelationID")
+	}
+	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
+	d.off += 4
+	if h.Version >= 1 {
+		tags, err := d.readUnknownTags()
+		h.UnknownTags = tags
+		return err
+	}
+	return nil
+}
+
+// headerError is the *Error of a header reader's error: Op "frame", the
+// header type, and the offset in the frame, size prefix included.
+func headerError(typ string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return publicError("frame", typ, shiftOffset(err, 4))
 }
 
 // readUnknownTags reads a tagged-field section that declares no fields.

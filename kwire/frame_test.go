@@ -1,6 +1,8 @@
 package kwire_test
 
 import (
+	"encoding/binary"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +107,62 @@ func TestRequestClientIDErrors(t *testing.T) {
 		assert.Equal(t, "ClientID", e.Path, name)
 		assert.Equal(t, at, e.Offset, name)
 	}
+}
+
+// TestHeaderCutShortAgrees: a header cut at any byte is refused with the
+// same error (sentinel, Op, type, field, offset) by ReadRequest,
+// TraceRequest and, within the part every header version has,
+// PeekRequest, whether the size prefix says the frame ends there or the
+// caller has only read that far; likewise for responses.
+func TestHeaderCutShortAgrees(t *testing.T) {
+	client := "ab"
+	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client,
+		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{1, 2}})}
+	frame, err := kwire.AppendRequestWithHeader(nil, h, newHeartbeat())
+	require.NoError(t, err)
+	newBody := func(int16, int16) (any, error) { return new(heartbeat), nil }
+	const head, header = 4 + 8, 4 + 8 + 2 + 2 + 5 // size, key, version, correlation id; client id, tags
+	for n := 4; n < header; n++ {
+		cut := append([]byte(nil), frame[:n]...)
+		binary.BigEndian.PutUint32(cut, uint32(n-4))
+		_, _, readErr := kwire.ReadRequest(cut, newBody)
+		want := headerError(t, readErr, "RequestHeader")
+		_, traceErr := kwire.TraceRequest(cut, newBody)
+		assert.Equal(t, want, headerError(t, traceErr, "RequestHeader"), "trace, cut at %d", n)
+		if n < head {
+			_, _, _, peekErr := kwire.PeekRequest(cut)
+			assert.Equal(t, want, headerError(t, peekErr, "RequestHeader"), "peek, cut at %d", n)
+			_, _, _, peekErr = kwire.PeekRequest(frame[:n])
+			assert.Equal(t, want, headerError(t, peekErr, "RequestHeader"), "peek at the first %d bytes", n)
+		}
+	}
+
+	resp, err := kwire.AppendResponse(nil, newHeartbeat(), 1, 5)
+	require.NoError(t, err)
+	for n := 4; n < 4+4+1; n++ { // correlation id, tags
+		cut := append([]byte(nil), resp[:n]...)
+		binary.BigEndian.PutUint32(cut, uint32(n-4))
+		_, readErr := kwire.ReadResponse(cut, new(heartbeat), 1)
+		want := headerError(t, readErr, "ResponseHeader")
+		_, traceErr := kwire.TraceResponse(cut, new(heartbeat), 1)
+		assert.Equal(t, want, headerError(t, traceErr, "ResponseHeader"), "trace, cut at %d", n)
+		if n < 8 {
+			_, peekErr := kwire.PeekResponse(cut)
+			assert.Equal(t, want, headerError(t, peekErr, "ResponseHeader"), "peek, cut at %d", n)
+		}
+	}
+}
+
+// headerError is err as a *kwire.Error of a header: Op "frame", the
+// header's type, a cut or a bad length.
+func headerError(t *testing.T, err error, typ string) kwire.Error {
+	t.Helper()
+	var e *kwire.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "frame", e.Op, "%v", err)
+	assert.Equal(t, typ, e.Type, "%v", err)
+	if !errors.Is(err, kwire.ErrTruncated) {
+		assert.ErrorIs(t, err, kwire.ErrInvalidLength)
+	}
+	return *e
 }

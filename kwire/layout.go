@@ -2,7 +2,6 @@ package kwire
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -53,73 +52,73 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(rest) < 4 {
-		return nil, &Error{Op: "frame", Type: "RequestHeader", Offset: 4, Err: ErrTruncated}
+	var h RequestHeader
+	hd := decoder{src: rest}
+	if err := hd.readRequestHead(&h); err != nil {
+		return nil, headerError("RequestHeader", err)
 	}
-	key := int16(binary.BigEndian.Uint16(rest))
-	version := int16(binary.BigEndian.Uint16(rest[2:]))
-	body, err := newBody(key, version)
+	body, err := newBody(h.APIKey, h.APIVersion)
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := messagePlan(body, version, "layout")
+	pl, _, err := requestBodyPlan(body, h.APIVersion, "layout")
 	if err != nil {
-		if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
-			e.Op, e.Offset = "frame", 6
-		}
 		return nil, err
 	}
-	hv := RequestHeaderVersion(key, version, pl.flexible)
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	if err := hd.readRequestHeaderRest(&h); err != nil {
+		return nil, headerError("RequestHeader", err)
+	}
+	// The header reader has accepted the header; the tracer walks it
+	// again only to draw it.
 	t := tracer{d: decoder{src: frame}}
-	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", h.APIVersion), Size: len(frame)}
 	root.Children = append(root.Children, t.frameNode())
-	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", hv))
-	t.fixed(hdr, "request_api_key", "int16", 2, strconv.Itoa(int(key)))
-	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(version)))
-	if t.d.remaining() < 4 {
-		return nil, t.failed("RequestHeader", t.d.truncated(4))
-	}
-	corr := int32(binary.BigEndian.Uint32(frame[8:]))
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(corr)))
-	if hv >= 1 {
+	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", h.Version))
+	t.fixed(hdr, "request_api_key", "int16", 2, strconv.Itoa(int(h.APIKey)))
+	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	if h.Version >= 1 {
 		o := op{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
 		if err := t.value(hdr, &o, "client_id"); err != nil {
-			return nil, t.failed("RequestHeader", within(err, o.name))
+			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}
 	}
-	if hv >= 2 {
+	if h.Version >= 2 {
 		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
-			return nil, t.failed("RequestHeader", err)
+			return nil, headerError("RequestHeader", shiftOffset(err, -4))
 		}
 	}
 	t.close(hdr)
 	root.Children = append(root.Children, hdr)
-	return t.finish(root, pl, version)
+	return t.finish(root, pl, h.APIVersion)
 }
 
 // TraceResponse returns the tree of a response frame of msg's type (a
 // pointer to the response struct) at version, reaching ReadResponse's
 // verdict as TraceRequest reaches ReadRequest's.
 func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
-	if _, err := frameBody(frame); err != nil {
+	rest, err := frameBody(frame)
+	if err != nil {
 		return nil, err
 	}
 	pl, _, err := messagePlan(msg, version, "layout")
 	if err != nil {
 		return nil, err
 	}
-	hv := ResponseHeaderVersion(pl.apiKey, pl.flexible)
+	h := ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}
+	hd := decoder{src: rest}
+	if err := hd.readResponseHeader(&h); err != nil {
+		return nil, headerError("ResponseHeader", err)
+	}
 	t := tracer{d: decoder{src: frame}}
 	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
 	root.Children = append(root.Children, t.frameNode())
-	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", hv))
-	if len(frame) < 8 {
-		return nil, &Error{Op: "layout", Type: "ResponseHeader", Offset: 4, Err: ErrTruncated}
-	}
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(int32(binary.BigEndian.Uint32(frame[4:])))))
-	if hv >= 1 {
+	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", h.Version))
+	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	if h.Version >= 1 {
 		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
-			return nil, t.failed("ResponseHeader", err)
+			return nil, headerError("ResponseHeader", shiftOffset(err, -4))
 		}
 	}
 	t.close(hdr)

@@ -128,12 +128,12 @@ const (
 // after the header and (v3+) the transactional id, without decoding the
 // records.
 func produceAcks(frame []byte, version int16) (int16, error) {
-	d := decoder{src: frame[4:], off: 4}
+	d := decoder{src: frame[4:], off: 8} // past the head PeekRequest read
 	flexible := version >= produceFlexibleFrom
 	var h RequestHeader
 	h.Version = RequestHeaderVersion(apiKeyProduce, version, flexible)
 	if err := d.readRequestHeaderRest(&h); err != nil {
-		return 0, publicError("unmarshal", "RequestHeader", shiftOffset(err, 4))
+		return 0, headerError("RequestHeader", err)
 	}
 	if version >= produceTransactionalID {
 		o := op{kind: kNullString, nullable: true, compact: flexible}

@@ -134,7 +134,7 @@ func TestFrameReaderPeekThenNext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, rawFrame("x"), head)
 	_, _, _, err = kwire.PeekRequest(head)
-	assert.ErrorIs(t, err, kwire.ErrInvalidLength, "a 1-byte frame has no request header")
+	assert.ErrorIs(t, err, kwire.ErrTruncated, "a 1-byte frame has no room for a request header")
 }
 
 func TestPeekResponse(t *testing.T) {
@@ -148,7 +148,7 @@ func TestPeekResponse(t *testing.T) {
 	_, err = kwire.PeekResponse(resp[:7])
 	assert.ErrorIs(t, err, kwire.ErrTruncated)
 	_, err = kwire.PeekResponse(rawFrame("abc"))
-	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
+	assert.ErrorIs(t, err, kwire.ErrTruncated, "a 3-byte frame has no room for a correlation id")
 	_, err = kwire.PeekResponse(append(rawFrame("abcd"), 0))
 	assert.ErrorIs(t, err, kwire.ErrInvalidLength, "more bytes than the prefix says")
 }
