@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/fatih/structtag v1.2.0
+	github.com/gopacket/gopacket v1.7.7
 	github.com/klauspost/compress v1.20.4
 	github.com/leanovate/gopter v0.2.11
 	github.com/pierrec/lz4/v4 v4.1.33
@@ -11,4 +12,7 @@ require (
 	golang.org/x/net v0.59.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

@@ -28,6 +28,9 @@ commands:
   probe -b HOST:PORT                which Kafka release a broker looks like, from its ApiVersions
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
+  sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]
+                                    every Kafka request and response in a
+                                    packet capture (pcap, pcapng), paired
   gen -schemas DIR[,DIR] -out DIR -package NAME
                                     tagged structs from Kafka JSON schemas
                                     (-registry=false -register for a package
@@ -65,6 +68,8 @@ func run(args []string, out io.Writer) error {
 		return runProxy(args[1:], out)
 	case "probe":
 		return runProbe(args[1:], out)
+	case "sniff":
+		return runSniff(args[1:], os.Stdin, out, os.Stderr)
 	case "gen":
 		return runGen(args[1:])
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kwirelabs/kwire/internal/sniff"
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// progressAbove is the capture size from which sniff reports progress
+// on stderr.
+const progressAbove = 100 << 20
+
+// runSniff reads a packet capture and prints every Kafka request and
+// response in it, decoded and paired, then a summary.
+func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
+	fs := flag.NewFlagSet("sniff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("r", "", "the capture (libpcap or pcapng); - for standard input")
+	ports := fs.String("port", "", "only connections with an end on these ports (comma-separated): the broker's")
+	asJSON := fs.Bool("json", false, "one JSON object a line, as kwire proxy -json writes")
+	apis := fs.String("api", "", "only these APIs (names or keys, comma-separated)")
+	onlyErrors := fs.Bool("errors", false, "only responses with an error code, frames that did not decode, gaps and skipped connections")
+	client := fs.String("client", "", "only requests and responses of this client id")
+	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest frame decoded (size prefix); larger ones are named and skipped")
+	quiet := fs.Bool("summary", false, "print only the summary")
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if *file == "" || fs.NArg() > 0 {
+		return fmt.Errorf("sniff: usage: kwire sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]")
+	}
+	opt := sniff.Options{MaxFrame: *maxFrame}
+	if *ports != "" {
+		for _, p := range strings.Split(*ports, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
+			if err != nil {
+				return fmt.Errorf("sniff: -port: %q is not a port", p)
+			}
+			opt.Ports = append(opt.Ports, uint16(n))
+		}
+	}
+	f := sniffFilter{onlyErrors: *onlyErrors, all: *apis == ""}
+	if *apis != "" {
+		f.keys = map[int16]bool{}
+		for _, name := range strings.Split(*apis, ",") {
+			key, ok := apiKeyByName(strings.TrimSpace(name))
+			if !ok {
+				return fmt.Errorf("sniff: -api: no API %q", name)
+			}
+			f.keys[key] = true
+		}
+	}
+	if *client != "" {
+		f.client = client
+	}
+
+	in := stdin
+	if *file != "-" {
+		fh, err := os.Open(*file)
+		if err != nil {
+			return fmt.Errorf("sniff: %v", err)
+		}
+		defer fh.Close()
+		in = fh
+	}
+	progressed := false
+	if st, err := statOf(in); err == nil && st.Size() > progressAbove {
+		total := st.Size()
+		opt.Progress = func(read int64) {
+			progressed = true
+			fmt.Fprintf(errOut, "\rkwire sniff: %d of %d MB (%d%%)", read>>20, total>>20, read*100/total)
+		}
+	} else if *file == "-" {
+		opt.Progress = func(read int64) {
+			if read > progressAbove {
+				progressed = true
+				fmt.Fprintf(errOut, "\rkwire sniff: %d MB read", read>>20)
+			}
+		}
+	}
+
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer w.Flush()
+	var line []byte
+	stats, err := sniff.Read(in, opt, func(r *sniff.Record) {
+		if *quiet || !f.keep(r) {
+			return
+		}
+		e := sniffEvent(r)
+		if *asJSON {
+			line = trafficlog.AppendJSON(line[:0], e)
+		} else {
+			line = trafficlog.AppendText(line[:0], e)
+		}
+		w.Write(line)
+	})
+	if progressed {
+		fmt.Fprint(errOut, "\r\033[K")
+	}
+	if stats != nil {
+		if *asJSON {
+			j, _ := json.Marshal(map[string]any{"summary": stats.Summary()})
+			w.Write(append(j, '\n'))
+		} else {
+			stats.WriteText(w)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("sniff: %v", err)
+	}
+	return nil
+}
+
+// sniffEvent is a capture record as a line of the traffic log.
+func sniffEvent(r *sniff.Record) trafficlog.Event {
+	return trafficlog.Event{Time: r.Time, Conn: r.Conn, Dir: trafficlog.Dir(r.Kind), Key: r.Key, Version: r.Version,
+		CorrelationID: r.CorrelationID, ClientID: r.ClientID, Latency: r.Latency, ClientAddr: r.Client,
+		Principal: r.Principal, Msg: r.Msg, Err: r.Err, Note: r.Note}
+}
+
+// sniffFilter is what -api, -errors and -client keep.
+type sniffFilter struct {
+	all        bool
+	keys       map[int16]bool
+	onlyErrors bool
+	client     *string
+}
+
+func (f sniffFilter) keep(r *sniff.Record) bool {
+	aboutAPI := r.Kind == sniff.Request || r.Kind == sniff.Response
+	if !f.all && (!aboutAPI || !f.keys[r.Key]) {
+		return false
+	}
+	if f.client != nil && (!aboutAPI || r.ClientID == nil || *r.ClientID != *f.client) {
+		return false
+	}
+	if f.onlyErrors {
+		return r.Err != nil || len(r.ErrorCodes) > 0 || r.Kind == sniff.Gap || r.Kind == sniff.Skip || r.Kind == sniff.Close
+	}
+	return true
+}
+
+// apiKeyByName finds an API by name (case-insensitive) or key number.
+func apiKeyByName(name string) (int16, bool) {
+	if n, err := strconv.ParseInt(name, 10, 16); err == nil {
+		_, ok := messages.Lookup(int16(n))
+		return int16(n), ok
+	}
+	for _, a := range messages.APIs() {
+		if strings.EqualFold(a.Name, name) {
+			return a.Key, true
+		}
+	}
+	return 0, false
+}
+
+// statOf is the file behind r, when it is a regular file.
+func statOf(r io.Reader) (os.FileInfo, error) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, os.ErrInvalid
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		return nil, os.ErrInvalid
+	}
+	return st, err
+}

@@ -1,0 +1,172 @@
+// Package capturetest writes packet captures of TCP connections a test
+// makes up, for tests of capture readers: SYN handshakes, data cut into
+// segments, segments sent out of order, again, or not at all, and the
+// capture written as libpcap or pcapng by gopacket's pcapgo.
+package capturetest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// Packet is one captured packet.
+type Packet struct {
+	Time time.Time
+	Data []byte // Ethernet frame
+}
+
+// Capture is a list of packets in capture order.
+type Capture struct {
+	Packets []Packet
+	clock   time.Time
+}
+
+// New starts an empty capture at a fixed time.
+func New() *Capture {
+	return &Capture{clock: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+// Tick advances the capture clock.
+func (c *Capture) Tick(d time.Duration) { c.clock = c.clock.Add(d) }
+
+// Now is the capture clock.
+func (c *Capture) Now() time.Time { return c.clock }
+
+// Add appends packets at the current time, each 10µs after the last.
+func (c *Capture) Add(pkts ...[]byte) {
+	for _, p := range pkts {
+		c.clock = c.clock.Add(10 * time.Microsecond)
+		c.Packets = append(c.Packets, Packet{Time: c.clock, Data: p})
+	}
+}
+
+// Conn is one TCP connection between a client and a server address.
+type Conn struct {
+	c                    *Capture
+	client, server       *net.TCPAddr
+	clientSeq, serverSeq uint32
+}
+
+// Dial makes a connection and, with handshake set, captures its SYN,
+// SYN-ACK and ACK.
+func (c *Capture) Dial(client, server string, handshake bool) *Conn {
+	cl, err := net.ResolveTCPAddr("tcp", client)
+	if err != nil {
+		panic(err)
+	}
+	sv, err := net.ResolveTCPAddr("tcp", server)
+	if err != nil {
+		panic(err)
+	}
+	k := &Conn{c: c, client: cl, server: sv, clientSeq: 1000 + uint32(cl.Port)*7, serverSeq: 900000 + uint32(cl.Port)*13}
+	if handshake {
+		c.Add(k.segment(true, true, false, nil))
+		c.Add(k.segment(false, true, false, nil))
+		c.Add(k.segment(true, false, false, nil))
+	}
+	return k
+}
+
+// Client is the client's address.
+func (k *Conn) Client() string { return k.client.String() }
+
+// Segments cuts data from one side into segments of at most mss bytes
+// (in order, not captured) and advances that side's sequence number.
+func (k *Conn) Segments(fromClient bool, data []byte, mss int) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		n := min(mss, len(data))
+		out = append(out, k.segment(fromClient, false, false, data[:n]))
+		data = data[n:]
+	}
+	return out
+}
+
+// Send captures data from one side, in segments of at most mss bytes.
+func (k *Conn) Send(fromClient bool, data []byte, mss int) {
+	k.c.Add(k.Segments(fromClient, data, mss)...)
+}
+
+// Close captures a FIN from each side.
+func (k *Conn) Close() {
+	k.c.Add(k.segment(true, false, true, nil))
+	k.c.Add(k.segment(false, false, true, nil))
+}
+
+// segment builds one Ethernet/IP/TCP packet and advances the sender's
+// sequence number past its payload (and SYN or FIN).
+func (k *Conn) segment(fromClient, syn, fin bool, payload []byte) []byte {
+	src, dst := k.client, k.server
+	seq, ack := &k.clientSeq, k.serverSeq
+	if !fromClient {
+		src, dst = dst, src
+		seq, ack = &k.serverSeq, k.clientSeq
+	}
+	tcp := &layers.TCP{SrcPort: layers.TCPPort(src.Port), DstPort: layers.TCPPort(dst.Port), Seq: *seq, Ack: ack,
+		SYN: syn, FIN: fin, ACK: !(syn && fromClient), PSH: len(payload) > 0, Window: 65535}
+	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}}
+	var ipLayer gopacket.SerializableLayer
+	if ip4 := src.IP.To4(); ip4 != nil {
+		eth.EthernetType = layers.EthernetTypeIPv4
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: ip4, DstIP: dst.IP.To4(), Flags: layers.IPv4DontFragment}
+		tcp.SetNetworkLayerForChecksum(ip)
+		ipLayer = ip
+	} else {
+		eth.EthernetType = layers.EthernetTypeIPv6
+		ip := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.IP, DstIP: dst.IP}
+		tcp.SetNetworkLayerForChecksum(ip)
+		ipLayer = ip
+	}
+	buf := gopacket.NewSerializeBuffer()
+	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
+		eth, ipLayer, tcp, gopacket.Payload(payload))
+	if err != nil {
+		panic(err)
+	}
+	*seq += uint32(len(payload))
+	if syn || fin {
+		*seq++
+	}
+	return append([]byte(nil), buf.Bytes()...)
+}
+
+// Pcap is the capture as a libpcap file.
+func (c *Capture) Pcap() []byte {
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65536, layers.LinkTypeEthernet); err != nil {
+		panic(err)
+	}
+	for _, p := range c.Packets {
+		ci := gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(p.Data), Length: len(p.Data)}
+		if err := w.WritePacket(ci, p.Data); err != nil {
+			panic(err)
+		}
+	}
+	return b.Bytes()
+}
+
+// Pcapng is the capture as a pcapng file.
+func (c *Capture) Pcapng() []byte {
+	var b bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&b, layers.LinkTypeEthernet)
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range c.Packets {
+		ci := gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(p.Data), Length: len(p.Data)}
+		if err := w.WritePacket(ci, p.Data); err != nil {
+			panic(fmt.Sprintf("pcapng: %v", err))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,653 @@
+package sniff
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/reassembly"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// connState is what a TCP connection has been found to be.
+type connState uint8
+
+const (
+	detecting connState = iota // no plausible Kafka request seen yet
+	isKafka
+	ignored // not Kafka, or not decodable (TLS): its bytes are dropped unread
+)
+
+const (
+	// searchBudget bounds the bytes of one direction searched for a first
+	// request before a connection is judged not to be Kafka.
+	searchBudget = 16 << 20
+	// resyncWait bounds the frame a resynchronising stream waits for: a
+	// larger candidate is passed over rather than buffered on a guess.
+	resyncWait = 4 << 20
+	// oversizeHead is how much of a frame over MaxFrame is kept to say
+	// what it was.
+	oversizeHead = 4096
+	// shrinkAbove is the buffer capacity kept after a large frame; more
+	// is given back once the buffer is mostly empty.
+	shrinkAbove = 1 << 20
+)
+
+// pendingRequest is what a response needs from its request and the
+// tracker does not keep: capture time and client id.
+type pendingRequest struct {
+	at           time.Time
+	clientID     *string
+	key, version int16
+}
+
+// half is one direction of a connection.
+type half struct {
+	buf     []byte // bytes received and not yet consumed
+	pos     int64  // stream offset of buf[0], from the first byte seen
+	synced  bool   // buf[0] is at a frame boundary
+	started bool   // the reassembler has shown this direction's first packet
+	syn     bool   // ... and it was a SYN: the stream is seen from its start
+	discard int64  // bytes still to drop of a frame over MaxFrame
+	sought  int64  // bytes dropped looking for a frame boundary since the last one
+}
+
+// conn is one TCP connection: the reassembler's Stream.
+type conn struct {
+	s      *sniffer
+	id     int
+	state  connState
+	addr   [2]string // sender of each direction: 0 is the reassembler's first packet's
+	port   [2]uint16
+	client int // the direction the client sends, -1 while unknown
+	half   [2]half
+	last   time.Time
+
+	tracker *kwire.Tracker
+	pending map[int32]pendingRequest
+	// After a SaslHandshake v0 that succeeded, the next frame each way
+	// is a raw SASL token, not a Kafka message.
+	saslToken [2]bool
+	mechanism string // the SASL mechanism the client asked for
+	principal string
+	done      bool
+}
+
+func newConn(s *sniffer, netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP) *conn {
+	c := &conn{s: s, client: -1}
+	src, dst := netFlow.Endpoints()
+	sp, dp := tcpFlow.Endpoints()
+	c.port[0] = binary.BigEndian.Uint16(sp.Raw())
+	c.port[1] = binary.BigEndian.Uint16(dp.Raw())
+	c.addr[0] = net.JoinHostPort(src.String(), strconv.Itoa(int(c.port[0])))
+	c.addr[1] = net.JoinHostPort(dst.String(), strconv.Itoa(int(c.port[1])))
+	if s.ports != nil && s.ports[c.port[0]] != s.ports[c.port[1]] {
+		c.client = 1 // the listed port is the broker's
+		if s.ports[c.port[1]] {
+			c.client = 0
+		}
+	}
+	return c
+}
+
+func dirIndex(d reassembly.TCPFlowDirection) int {
+	if d == reassembly.TCPDirClientToServer {
+		return 0
+	}
+	return 1
+}
+
+// Accept takes every packet; a direction whose first packet is not a SYN
+// is started there (the capture began after the connection did).
+func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
+	d := dirIndex(dir)
+	h := &c.half[d]
+	if !h.started {
+		h.started = true
+		if tcp.SYN {
+			h.syn, h.synced = true, true
+			if c.client < 0 {
+				c.client = d // the SYN's sender
+				if tcp.ACK {
+					c.client = 1 - d
+				}
+			}
+		} else {
+			*start = true
+		}
+	}
+	return true
+}
+
+// ReassembledSG receives the next bytes of one direction, in order.
+func (c *conn) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.AssemblerContext) {
+	dir, _, _, skip := sg.Info()
+	d := dirIndex(dir)
+	ts := c.last
+	if ac != nil {
+		ts = ac.GetCaptureInfo().Timestamp
+	}
+	c.last = ts
+	if c.state == ignored {
+		return
+	}
+	length, _ := sg.Lengths()
+	if skip > 0 {
+		c.gap(d, skip, ts)
+	}
+	if length > 0 {
+		c.feed(d, sg.Fetch(length), ts)
+	}
+}
+
+// ReassemblyComplete ends the connection once both directions closed.
+func (c *conn) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
+	c.end()
+	return true
+}
+
+func (c *conn) role(d int) string {
+	switch {
+	case c.client == d:
+		return "client"
+	case c.client == 1-d:
+		return "broker"
+	}
+	return "peer " + c.addr[d]
+}
+
+// gap reports bytes of direction d that the capture lacks. A frame cut
+// by it is dropped; the direction resynchronises at the next frame.
+func (c *conn) gap(d, n int, ts time.Time) {
+	h := &c.half[d]
+	if h.discard >= int64(n) { // inside a frame being skipped anyway
+		h.discard -= int64(n)
+		h.pos += int64(n)
+		return
+	}
+	cut := len(h.buf)
+	wasSynced := h.synced
+	h.pos += int64(cut + n)
+	h.buf, h.synced, h.discard, h.sought = h.buf[:0], false, 0, 0
+	c.saslToken[d] = false
+	if c.state != isKafka {
+		return
+	}
+	c.s.stats.Gaps++
+	c.s.stats.GapBytes += int64(n)
+	note := fmt.Sprintf("%d bytes from the %s missing from the capture", n, c.role(d))
+	if cut > 0 && wasSynced {
+		note += fmt.Sprintf("; the %d bytes of the frame they cut are dropped", cut)
+	}
+	c.record(&Record{Time: ts, Kind: Gap, Key: -1, Note: note + "; resynchronising at the next frame"}, d)
+}
+
+// feed takes the next bytes of direction d. Whole frames are read
+// straight from data; only a trailing partial frame is copied.
+func (c *conn) feed(d int, data []byte, ts time.Time) {
+	h := &c.half[d]
+	if h.discard > 0 {
+		n := int(min(h.discard, int64(len(data))))
+		h.discard -= int64(n)
+		h.pos += int64(n)
+		data = data[n:]
+	}
+	if len(h.buf) == 0 {
+		n := c.consume(d, data, ts)
+		h.pos += int64(n)
+		if c.state != ignored && h.discard == 0 {
+			h.buf = append(h.buf, data[n:]...)
+		}
+	} else {
+		h.buf = append(h.buf, data...)
+		n := c.consume(d, h.buf, ts)
+		h.pos += int64(n)
+		rest := copy(h.buf, h.buf[n:])
+		h.buf = h.buf[:rest]
+		if c.state == ignored || h.discard > 0 {
+			h.buf = h.buf[:0]
+		}
+	}
+	if cap(h.buf) > shrinkAbove && len(h.buf) < cap(h.buf)/4 {
+		h.buf = append([]byte(nil), h.buf...)
+	}
+}
+
+// consume reads what it can of b, the bytes of direction d from h.pos
+// on, and returns how many it is done with.
+func (c *conn) consume(d int, b []byte, ts time.Time) int {
+	h := &c.half[d]
+	done := 0
+	for done < len(b) && c.state != ignored && h.discard == 0 {
+		var n int
+		var progress bool
+		switch {
+		case c.state == detecting:
+			n, progress = c.detect(d, b[done:], ts)
+		case !h.synced:
+			n, progress = c.resync(d, b[done:], ts)
+		case c.client == d:
+			n, progress = c.nextFrame(d, b[done:], ts, c.request)
+		default:
+			n, progress = c.nextFrame(d, b[done:], ts, c.response)
+		}
+		done += n
+		if !progress {
+			break
+		}
+	}
+	return done
+}
+
+// detect decides whether the connection is Kafka from direction d's
+// first bytes: from a SYN, they must be a plausible request; otherwise
+// the first frame boundary found makes it so.
+func (c *conn) detect(d int, b []byte, ts time.Time) (int, bool) {
+	h := &c.half[d]
+	if c.client == 1-d && h.synced {
+		// The broker's side speaks only after the client: wait for that.
+		if len(h.buf)+len(b) > searchBudget {
+			c.ignore(ts, "")
+		}
+		return 0, false
+	}
+	if h.synced && h.pos == 0 {
+		_, v := plausibleRequest(b, c.s.opt.MaxFrame)
+		switch v {
+		case more:
+			return 0, false
+		case no:
+			if isTLSClientHello(b) {
+				c.ignore(ts, "TLS ClientHello")
+			} else {
+				c.ignore(ts, fmt.Sprintf("first bytes %x are not a Kafka request", b[:min(len(b), 8)]))
+			}
+			return 0, false
+		}
+		c.client = d
+		c.found(ts, "")
+		return 0, true
+	}
+	if h.pos == 0 && h.sought == 0 && isTLSRecord(b) {
+		c.ignore(ts, "TLS record")
+		return 0, false
+	}
+	n, ok := c.findRequest(b)
+	h.sought += int64(n)
+	if !ok {
+		if h.sought > searchBudget {
+			c.ignore(ts, "")
+		}
+		return n, false
+	}
+	c.client = d
+	skipped := h.pos + int64(n)
+	h.synced, h.sought = true, 0
+	c.found(ts, fmt.Sprintf("capture starts inside the connection; the client's first %d bytes skipped to a frame boundary", skipped))
+	return n, true
+}
+
+// found makes the connection a Kafka one and says so.
+func (c *conn) found(ts time.Time, note string) {
+	c.state = isKafka
+	c.s.conns++
+	c.id = c.s.conns
+	c.s.stats.Connections++
+	c.tracker = messages.NewTracker(c.s.opt.MaxInFlight)
+	c.pending = map[int32]pendingRequest{}
+	msg := "from " + c.addr[c.client] + " to " + c.addr[1-c.client]
+	if note != "" {
+		msg += "; " + note
+	}
+	c.record(&Record{Time: ts, Kind: Open, Key: -1, Note: msg}, c.client)
+}
+
+// ignore gives up on the connection; why, when said, is reported.
+func (c *conn) ignore(ts time.Time, why string) {
+	c.state = ignored
+	for d := range c.half {
+		c.half[d].buf = nil
+	}
+	c.s.stats.NotKafka++
+	if why == "" && c.s.ports == nil {
+		return
+	}
+	if why == "" {
+		why = "no Kafka request found"
+	}
+	c.s.conns++
+	c.id = c.s.conns
+	client := max(c.client, 0)
+	if strings.HasPrefix(why, "TLS") {
+		c.s.stats.TLS++
+		why = fmt.Sprintf("%s on %s → :%d: encrypted, not decodable", why, c.addr[client], c.port[1-client])
+	} else {
+		why = fmt.Sprintf("%s → %s: not Kafka: %s", c.addr[client], c.addr[1-client], why)
+	}
+	c.record(&Record{Time: ts, Kind: Skip, Key: -1, Note: why}, client)
+}
+
+// findRequest finds the first offset in b where a request starts that
+// decodes whole: a frame boundary in a client's stream. It returns how
+// many bytes lie before it, or, not finding one, how many bytes can be
+// dropped (those that cannot start one).
+func (c *conn) findRequest(b []byte) (int, bool) {
+	for i := 0; i+4 <= len(b); i++ {
+		size, v := plausibleRequest(b[i:], c.s.opt.MaxFrame)
+		switch {
+		case v == more:
+			return i, false
+		case v == no || size > resyncWait:
+			continue
+		case len(b)-i < 4+size:
+			return i, false
+		}
+		if _, _, err := messages.ReadRequest(b[i : i+4+size]); err == nil {
+			return i, true
+		}
+	}
+	return max(len(b)-3, 0), false
+}
+
+// findResponse finds the first offset in b where a response starts to a
+// request in flight that decodes whole at its version.
+func (c *conn) findResponse(b []byte) (int, bool) {
+	if len(c.pending) == 0 {
+		return max(len(b)-7, 0), false
+	}
+	for i := 0; i+8 <= len(b); i++ {
+		size := int32(binary.BigEndian.Uint32(b[i:]))
+		if size < 4 || int64(size) > int64(c.s.opt.MaxFrame) {
+			continue
+		}
+		p, ok := c.pending[int32(binary.BigEndian.Uint32(b[i+4:]))]
+		if !ok {
+			continue
+		}
+		if len(b)-i < 4+int(size) {
+			if size > resyncWait {
+				continue
+			}
+			return i, false
+		}
+		frame := b[i : i+4+int(size)]
+		if _, _, err := messages.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame)); err == nil {
+			return i, true
+		}
+	}
+	return max(len(b)-7, 0), false
+}
+
+// resync finds the next frame boundary in a direction that lost it.
+func (c *conn) resync(d int, b []byte, ts time.Time) (int, bool) {
+	h := &c.half[d]
+	var n int
+	var ok bool
+	if c.client == d {
+		n, ok = c.findRequest(b)
+	} else {
+		n, ok = c.findResponse(b)
+	}
+	h.sought += int64(n)
+	if !ok {
+		return n, false
+	}
+	if h.sought > 0 {
+		c.s.stats.SkippedBytes += h.sought
+		c.record(&Record{Time: ts, Kind: Gap, Key: -1,
+			Note: fmt.Sprintf("resynchronised: %d bytes from the %s skipped to the next frame boundary", h.sought, c.role(d))}, d)
+	}
+	h.synced, h.sought = true, 0
+	return n, true
+}
+
+// nextFrame reads one frame of a synchronised direction and hands it to
+// read; it returns the bytes used and whether to go on.
+func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame []byte, ts time.Time)) (int, bool) {
+	h := &c.half[d]
+	if len(b) < 4 {
+		return 0, false
+	}
+	size := int64(int32(binary.BigEndian.Uint32(b)))
+	if c.saslToken[d] {
+		if size < 0 || size > int64(c.s.opt.MaxFrame) {
+			c.lostSync(d, ts, fmt.Sprintf("size prefix %d where a SASL token was due", size))
+			return 0, true
+		}
+		if int64(len(b)) < 4+size {
+			return 0, false
+		}
+		c.saslToken[d] = false
+		c.s.stats.Tokens++
+		kind := Response
+		if c.client == d {
+			kind = Request
+			c.notePrincipal(b[4 : 4+size])
+		}
+		c.record(&Record{Time: ts, Kind: kind, Key: -1, Size: int(4 + size),
+			Note: fmt.Sprintf("raw SASL token (after SaslHandshake v0), %d bytes, not shown", size)}, d)
+		return int(4 + size), true
+	}
+	minSize := int64(4) // a response's correlation id
+	if c.client == d {
+		minSize = requestHeaderFixed
+	}
+	if size < minSize {
+		c.lostSync(d, ts, fmt.Sprintf("size prefix %d, too small for a header", size))
+		return 0, true
+	}
+	if size > int64(c.s.opt.MaxFrame) {
+		if c.client == d {
+			if _, v := plausibleRequest(b, int(size)); v == more {
+				return 0, false
+			} else if v == no {
+				c.lostSync(d, ts, fmt.Sprintf("size prefix %d over the frame limit and no request header", size))
+				return 0, true
+			}
+		}
+		head := b[:min(int64(len(b)), 4+size, oversizeHead)]
+		if len(head) < oversizeHead && int64(len(head)) < 4+size {
+			return 0, false
+		}
+		read(d, head, ts)
+		h.discard = 4 + size - int64(len(head))
+		return len(head), true
+	}
+	if int64(len(b)) < 4+size {
+		return 0, false
+	}
+	read(d, b[:4+size], ts)
+	return int(4 + size), true
+}
+
+// lostSync reports bytes that are not a frame where one was due, and
+// makes the direction look for the next frame boundary.
+func (c *conn) lostSync(d int, ts time.Time, why string) {
+	h := &c.half[d]
+	h.synced, h.sought = false, 1
+	c.s.stats.Undecodable++
+	c.record(&Record{Time: ts, Kind: Gap, Key: -1, Err: errors.New(why),
+		Note: "not a frame boundary; resynchronising at the next one"}, d)
+}
+
+// request reads one request frame (or the head of one over MaxFrame).
+func (c *conn) request(d int, frame []byte, ts time.Time) {
+	r := Record{Time: ts, Kind: Request, Key: -1, Size: frameSize(frame)}
+	key, version, corr, err := kwire.PeekRequest(frame)
+	if err != nil {
+		r.Err = err
+		c.s.stats.Undecodable++
+		c.record(&r, d)
+		return
+	}
+	r.Key, r.Version, r.CorrelationID = key, version, corr
+	whole := r.Size == len(frame)
+	if whole {
+		var h kwire.RequestHeader
+		h, r.Msg, r.Err = messages.ReadRequest(frame)
+		r.ClientID = h.ClientID
+	} else {
+		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
+		if h, _, err := messages.ReadRequest(frame); err != nil {
+			r.ClientID = h.ClientID
+		}
+	}
+	if r.Err != nil {
+		c.s.stats.Undecodable++
+	}
+	switch m := r.Msg.(type) {
+	case *messages.SaslHandshakeRequest:
+		c.mechanism = strings.Clone(m.Mechanism)
+	case *messages.SaslAuthenticateRequest:
+		c.notePrincipal(m.AuthBytes)
+	}
+	expect, err := c.tracker.Request(frame)
+	switch {
+	case err != nil:
+		r.Note = "not paired: " + err.Error()
+	case expect:
+		p := pendingRequest{at: ts, key: key, version: version}
+		if r.ClientID != nil {
+			id := strings.Clone(*r.ClientID)
+			p.clientID = &id
+		}
+		c.pending[corr] = p
+	default:
+		r.Note = "no response expected (acks=0)"
+	}
+	c.record(&r, d)
+}
+
+// response reads one response frame (or the head of one over MaxFrame)
+// at the version of the request it answers.
+func (c *conn) response(d int, frame []byte, ts time.Time) {
+	r := Record{Time: ts, Kind: Response, Key: -1, Size: frameSize(frame)}
+	corr, err := kwire.PeekResponse(frame)
+	if err != nil {
+		r.Err = err
+		c.s.stats.Undecodable++
+		c.record(&r, d)
+		return
+	}
+	r.CorrelationID = corr
+	req, err := c.tracker.Response(frame)
+	if err != nil && !errors.Is(err, kwire.ErrOutOfOrder) {
+		r.Err = err
+		c.s.stats.Unpaired++
+		c.record(&r, d)
+		return
+	}
+	if err != nil {
+		r.Note = err.Error()
+	}
+	p := c.pending[corr]
+	delete(c.pending, corr)
+	r.Key, r.Version, r.ClientID, r.Latency = req.APIKey, req.APIVersion, p.clientID, ts.Sub(p.at)
+	c.s.stats.Paired++
+	r.Version = responseVersion(req.APIKey, req.APIVersion, frame)
+	if r.Version != req.APIVersion {
+		r.Note = join(r.Note, fmt.Sprintf("the broker's v0 answer to ApiVersions v%d, which it does not read", req.APIVersion))
+	}
+	if r.Size != len(frame) {
+		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
+	} else {
+		_, r.Msg, r.Err = messages.ReadResponse(frame, r.Key, r.Version)
+	}
+	if r.Err != nil {
+		c.s.stats.Undecodable++
+	}
+	if hs, ok := r.Msg.(*messages.SaslHandshakeResponse); ok && r.Version == 0 && hs.ErrorCode == 0 {
+		c.saslToken[0], c.saslToken[1] = true, true
+	}
+	c.record(&r, d)
+}
+
+// responseVersion is the version a response frame is written at: the
+// request's, except Kafka's v0 answer to an ApiVersions it cannot read.
+func responseVersion(key, version int16, frame []byte) int16 {
+	if key == apiKeyAPIVersions && version > 0 && unsupportedAPIVersions(frame) {
+		return 0
+	}
+	return version
+}
+
+// frameSize is the whole frame's size by its prefix.
+func frameSize(frame []byte) int {
+	if len(frame) < 4 {
+		return len(frame)
+	}
+	return 4 + int(int32(binary.BigEndian.Uint32(frame)))
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// end closes the connection: what it left unfinished is reported.
+func (c *conn) end() {
+	if c.done {
+		return
+	}
+	c.done = true
+	delete(c.s.live, c)
+	if c.state == detecting {
+		c.s.stats.NotKafka++
+		return
+	}
+	if c.state != isKafka {
+		return
+	}
+	var notes []string
+	for d := range c.half {
+		h := &c.half[d]
+		switch {
+		case h.discard > 0:
+			notes = append(notes, fmt.Sprintf("the %s's stream ended %d bytes short of a frame's end", c.role(d), h.discard))
+		case len(h.buf) > 0 && h.synced:
+			notes = append(notes, fmt.Sprintf("the %s's stream ended inside a frame: %d bytes of it", c.role(d), len(h.buf)))
+		case len(h.buf) > 0 || h.sought > 0:
+			notes = append(notes, fmt.Sprintf("the %s's last %d bytes were not at a frame boundary", c.role(d), int64(len(h.buf))+h.sought))
+		}
+		if !h.synced || len(h.buf) > 0 || h.discard > 0 {
+			c.s.stats.CutFrames++
+		}
+	}
+	if n := len(c.pending); n > 0 {
+		c.s.stats.Unanswered += int64(n)
+		notes = append(notes, fmt.Sprintf("%d requests unanswered", n))
+	}
+	if len(notes) > 0 {
+		c.record(&Record{Time: c.last, Kind: Close, Key: -1, Note: strings.Join(notes, "; ")}, max(c.client, 0))
+	}
+	c.half[0].buf, c.half[1].buf = nil, nil
+}
+
+// notePrincipal remembers the user a SASL client message names.
+func (c *conn) notePrincipal(auth []byte) {
+	if p := trafficlog.SASLPrincipal(c.mechanism, auth); p != "" {
+		c.principal = p
+	}
+}
+
+// record fills in the connection's part of r and hands it on.
+func (c *conn) record(r *Record, d int) {
+	r.Conn, r.Principal = c.id, c.principal
+	client := c.client
+	if client < 0 {
+		client = d
+	}
+	r.Client, r.Server = c.addr[client], c.addr[1-client]
+	c.s.record(r)
+}
