@@ -18,7 +18,8 @@ import (
 // standard input; spaces, newlines and an optional 0x are ignored). A
 // request names its API and version in its header; a response needs them
 // given: -response -k KEY -v VERSION. With -json it prints the decoded
-// frame as one JSON object instead (-records: records in full).
+// frame as one JSON object instead (-records: records in full;
+// -raw-records: in base64, which kwire encode turns back into the frame).
 func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -27,6 +28,7 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	version := fs.Int("v", -1, "version of a response")
 	asJSON := fs.Bool("json", false, "print the frame as JSON: header facts, summary, error codes, body")
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
+	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64 (what kwire encode reads back byte for byte)")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
@@ -43,7 +45,14 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		return fmt.Errorf("decode: the frame is not hex: %v", err)
 	}
 	if *asJSON {
-		return decodeJSON(frame, *response, *key, *version, *records, out)
+		var opts []pretty.Option
+		if *records {
+			opts = append(opts, pretty.WithRecords())
+		}
+		if *rawRecords {
+			opts = append(opts, pretty.WithRawRecords())
+		}
+		return decodeJSON(frame, *response, *key, *version, opts, out)
 	}
 	var tree *kwire.Node
 	if *response {
@@ -97,7 +106,7 @@ type decodedFrame struct {
 	Body          json.RawMessage `json:"body"`
 }
 
-func decodeJSON(frame []byte, response bool, key, version int, records bool, out io.Writer) error {
+func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Option, out io.Writer) error {
 	d := decodedFrame{Dir: "request"}
 	var body any
 	if response {
@@ -120,10 +129,6 @@ func decodeJSON(frame []byte, response bool, key, version int, records bool, out
 		}
 		api, _ := messages.Lookup(h.APIKey)
 		d.API, d.Key, d.Version, d.CorrelationID, d.ClientID, body = api.Name, h.APIKey, h.APIVersion, h.CorrelationID, h.ClientID, msg
-	}
-	var opts []pretty.Option
-	if records {
-		opts = append(opts, pretty.WithRecords())
 	}
 	desc := trafficlog.Describe(body, d.Version, true, opts...)
 	d.Summary, d.Errors, d.Body, d.Redacted = desc.Summary, desc.Errors, desc.Body, desc.Redacted

@@ -14,7 +14,8 @@ import (
 func TestSubcommandHelp(t *testing.T) {
 	for cmd, flags := range map[string][]string{
 		"layout": {"-html", "-k", "-response", "-v"},
-		"decode": {"-json", "-response"},
+		"decode": {"-json", "-response", "-raw-records"},
+		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw"},
 		"proxy":  {"-listen", "-upstream", "-json", "-log"},
 		"site":   {"-o", "-schemas"},
 	} {

@@ -21,7 +21,11 @@ commands:
   site -o DIR [-schemas DIR,...]    the reference pages of every API and version
   decode HEX | decode < FILE        the tree of a captured request frame (hex)
   decode -response -k KEY -v N HEX  ... or of a response frame
-  decode -json [-records] ...       ... as JSON (records in full with -records)
+  decode -json [-records] ...       ... as JSON (records in full with -records,
+                                    as base64 with -raw-records)
+  encode -k KEY -v N [-response] [-corr N] [-client ID] [-raw] < MSG.json
+                                    the frame of a message given as JSON (the
+                                    body of decode -json, or its whole line), hex
   apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;
                                     -sizes: smallest request/response frame of every version (TSV)
   apis -kafka 3.7 [-since 3.6]      what a Kafka release offers (or changed); -releases lists them
@@ -60,6 +64,8 @@ func run(args []string, out io.Writer) error {
 		return runLayout(args[1:], out)
 	case "decode":
 		return runDecode(args[1:], os.Stdin, out)
+	case "encode":
+		return runEncode(args[1:], os.Stdin, out)
 	case "site":
 		return runSite(args[1:], out)
 	case "apis":

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/pretty"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// maxJSONInput bounds what encode and send read from standard input.
+const maxJSONInput = 64 << 20
+
+// apiFlag is -k: an API key, or an API's name in any case (Produce,
+// consumergroupheartbeat).
+type apiFlag struct {
+	api messages.API
+	set bool
+}
+
+func (f *apiFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.api.Name
+}
+
+func (f *apiFlag) Set(s string) error {
+	if n, err := strconv.ParseInt(s, 10, 16); err == nil {
+		api, ok := messages.Lookup(int16(n))
+		if !ok {
+			return fmt.Errorf("no API with key %d", n)
+		}
+		f.api, f.set = api, true
+		return nil
+	}
+	for _, a := range messages.APIs() {
+		if strings.EqualFold(a.Name, s) {
+			f.api, f.set = a, true
+			return nil
+		}
+	}
+	return fmt.Errorf("no API named %q (see kwire apis)", s)
+}
+
+// clientIDFlag is -client: a string, or null when not given.
+type clientIDFlag struct{ id *string }
+
+func (f *clientIDFlag) String() string {
+	if f.id == nil {
+		return ""
+	}
+	return *f.id
+}
+
+func (f *clientIDFlag) Set(s string) error { f.id = &s; return nil }
+
+// messageFlags are what encode and send share: which message, at which
+// version, in which frame.
+type messageFlags struct {
+	api      apiFlag
+	version  int
+	response bool
+	corr     int
+	client   clientIDFlag
+}
+
+func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
+	fs.Var(&m.api, "k", "API key or name (Produce, 0)")
+	fs.IntVar(&m.version, "v", -1, "the message's version")
+	fs.IntVar(&m.corr, "corr", 0, "the frame's correlation id")
+	fs.Var(&m.client, "client", "the request header's client id (default: null)")
+	if responses {
+		fs.BoolVar(&m.response, "response", false, "the message is a response")
+	}
+}
+
+// readMessage reads the JSON on input: a message body as pretty.JSON
+// writes it, or a whole line of `kwire decode -json` (or of the proxy's
+// -json log), whose dir, key, version, correlation_id and client_id stand
+// in for flags not given. It returns the message, ready to encode.
+func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	body := input
+	var line struct {
+		Dir           string          `json:"dir"`
+		Key           *int16          `json:"key"`
+		Version       *int16          `json:"version"`
+		CorrelationID *int32          `json:"correlation_id"`
+		ClientID      *string         `json:"client_id"`
+		Body          json.RawMessage `json:"body"`
+	}
+	if json.Unmarshal(input, &line) == nil && line.Body != nil && line.Dir != "" {
+		body = line.Body
+		if !given["k"] && line.Key != nil {
+			if err := m.api.Set(strconv.Itoa(int(*line.Key))); err != nil {
+				return nil, err
+			}
+		}
+		if !given["v"] && line.Version != nil {
+			m.version = int(*line.Version)
+		}
+		if !given["response"] {
+			m.response = line.Dir == "response"
+		}
+		if !given["corr"] && line.CorrelationID != nil {
+			m.corr = int(*line.CorrelationID)
+		}
+		if !given["client"] && line.ClientID != nil {
+			m.client.id = line.ClientID
+		}
+	}
+	if !m.api.set {
+		return nil, fmt.Errorf("%s: give the API with -k KEY", fs.Name())
+	}
+	api := m.api.api
+	if m.version < int(api.MinVersion) || m.version > int(api.MaxVersion) {
+		return nil, fmt.Errorf("%s: %s has versions %d-%d; give one with -v", fs.Name(), api.Name, api.MinVersion, api.MaxVersion)
+	}
+	if m.corr < -1<<31 || m.corr > 1<<31-1 {
+		return nil, fmt.Errorf("%s: -corr %d is not an int32", fs.Name(), m.corr)
+	}
+	msg := api.NewRequest()
+	if m.response {
+		msg = api.NewResponse()
+	}
+	if err := pretty.ParseJSON(body, msg, int16(m.version)); err != nil {
+		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	return msg, nil
+}
+
+// frame is msg in a frame: size prefix, header, body.
+func (m *messageFlags) frame(msg any) ([]byte, error) {
+	if m.response {
+		return kwire.AppendResponse(nil, msg, int16(m.version), int32(m.corr))
+	}
+	return kwire.AppendRequest(nil, msg, int16(m.version), int32(m.corr), m.client.id)
+}
+
+// runEncode turns JSON into a frame: `kwire encode -k KEY -v V [-response]
+// [-corr N] [-client ID] [-raw] < msg.json` prints it in hex (or, with
+// -raw, as bytes).
+func runEncode(args []string, stdin io.Reader, out io.Writer) error {
+	fs := flag.NewFlagSet("encode", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var m messageFlags
+	m.register(fs, true)
+	raw := fs.Bool("raw", false, "write the frame's bytes rather than hex")
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("encode: the JSON comes on standard input, not as %q", fs.Arg(0))
+	}
+	input, err := readInput(stdin)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	msg, err := m.readMessage(fs, input)
+	if err != nil {
+		return err
+	}
+	frame, err := m.frame(msg)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	if *raw {
+		_, err = out.Write(frame)
+		return err
+	}
+	_, err = fmt.Fprintln(out, hex.EncodeToString(frame))
+	return err
+}
+
+// readInput reads standard input, up to maxJSONInput.
+func readInput(stdin io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, maxJSONInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxJSONInput {
+		return nil, fmt.Errorf("more than %d bytes of JSON", maxJSONInput)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("no JSON on standard input")
+	}
+	return b, nil
+}
