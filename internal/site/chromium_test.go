@@ -71,6 +71,8 @@ func TestPagesRenderInChromium(t *testing.T) {
 
 	dom = string(chromium(t, bin, index, "--dump-dom"))
 	assert.Regexp(t, `(?s)id="api-68".*ConsumerGroupHeartbeat.*55 B.*51 B`, dom)
+	assert.Regexp(t, `id="size-68-v1".*>55 B<.*>51 B<.*the page says 50`, dom, "the index's every-version table")
+	assert.Equal(t, len(strings.Split(dom, `<tr id="size-`))-1, pairs(), "a sizes row per API and version")
 
 	for _, c := range []struct {
 		url    string
@@ -92,6 +94,14 @@ func TestPagesRenderInChromium(t *testing.T) {
 			assert.True(t, seen[want], "%s: no pixel of %v", c.url, want)
 		}
 	}
+}
+
+func pairs() int {
+	n := 0
+	for _, api := range messages.APIs() {
+		n += int(api.MaxVersion-api.MinVersion) + 1
+	}
+	return n
 }
 
 func colorsOf(img image.Image) map[color.RGBA]bool {

@@ -4,32 +4,24 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/kwire"
-)
-
-// The reference page (shared/spec) shows ConsumerGroupHeartbeat v1; its
-// response leaves out the presence marker of the nullable struct
-// Assignment. These are its numbers, so the page can say where kwire
-// differs.
-const (
-	referenceAPIKey       = 68
-	referenceVersion      = 1
-	referenceResponseSize = 50
 )
 
 // departures says where the page knowingly differs from the reference.
 func departures(p *Page) []string {
-	if p.API.Key != referenceAPIKey || p.Version != referenceVersion {
+	ref := sizes.Reference // the reference page's API, version and sizes
+	if p.API.Key != ref.Key || p.Version != ref.Version {
 		return nil
 	}
 	marker := findNode(p.Response.Tree, func(n *kwire.Node) bool { return n.Name == "present" })
-	if marker == nil || len(p.Response.Frame) == referenceResponseSize {
+	if marker == nil || len(p.Response.Frame) == ref.Response {
 		return nil
 	}
 	return []string{fmt.Sprintf("The reference page shows this response as %d bytes; kwire writes %d, "+
 		"with the nullable struct %s's presence marker (%02x) at 0x%04x, "+
 		"because Kafka writes an int8 marker (1 present, -1 null) before every nullable struct and the page leaves this one out.",
-		referenceResponseSize, len(p.Response.Frame), parentName(p.Response.Tree, marker),
+		ref.Response, len(p.Response.Frame), parentName(p.Response.Tree, marker),
 		p.Response.Frame[marker.Offset], marker.Offset)}
 }
 

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 //go:embed page.css
@@ -227,9 +229,19 @@ type IndexEntry struct {
 	Files []versionLink
 }
 
+// SizeEntry is one row of the index's minimal-sizes table: an API at one
+// version.
+type SizeEntry struct {
+	sizes.Row
+	File     string // the version's page
+	First    bool   // the API's first version: the row shows its key and name
+	Unstable bool
+}
+
 // WriteIndex writes index.html: every API with its versions and the
-// sizes of its smallest frames at the newest version.
-func WriteIndex(w io.Writer, newest []*Page) error {
+// sizes of its smallest frames at the newest version, then the
+// minimal-sizes table, every version of every API.
+func WriteIndex(w io.Writer, newest []*Page, table []sizes.Row) error {
 	var rows []IndexEntry
 	for _, p := range newest {
 		e := IndexEntry{Page: p}
@@ -238,8 +250,18 @@ func WriteIndex(w io.Writer, newest []*Page) error {
 		}
 		rows = append(rows, e)
 	}
+	var sizeRows []SizeEntry
+	for i, r := range table {
+		e := SizeEntry{Row: r, First: i == 0 || table[i-1].Key != r.Key}
+		if api, ok := messages.Lookup(r.Key); ok {
+			e.File = PageFile(api, r.Version)
+			e.Unstable = r.Version > api.MaxStable()
+		}
+		sizeRows = append(sizeRows, e)
+	}
 	return indexTemplate.Execute(w, struct {
-		Rows []IndexEntry
-		CSS  template.CSS
-	}{rows, template.CSS(pageCSS)})
+		Rows  []IndexEntry
+		Sizes []SizeEntry
+		CSS   template.CSS
+	}{rows, sizeRows, template.CSS(pageCSS)})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -304,4 +305,61 @@ func TestStandalonePage(t *testing.T) {
 	assert.Contains(t, inSite.String(), `href="index.html"`)
 	nav := regexp.MustCompile(`(?s)<nav>.*?</nav>\n`)
 	assert.Equal(t, nav.ReplaceAllString(inSite.String(), ""), alone.String())
+}
+
+// TestIndexSizesEveryVersion: the index's minimal-sizes table has a row
+// for every API and version, each with the committed table's sizes and
+// note (messages/testdata/minimal-sizes.tsv) and a link to its page.
+func TestIndexSizesEveryVersion(t *testing.T) {
+	f, err := os.Open(filepath.Join(siteDir, "index.html"))
+	require.NoError(t, err)
+	defer f.Close()
+	root, err := html.Parse(f)
+	require.NoError(t, err)
+	type cells struct {
+		texts []string
+		link  string
+	}
+	rows := map[string]cells{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "tr" && strings.HasPrefix(attr(n, "id"), "size-") {
+			var c cells
+			for td := n.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type == html.ElementNode && td.Data == "td" {
+					c.texts = append(c.texts, text(td))
+					if a := td.FirstChild; a != nil && a.Type == html.ElementNode && a.Data == "a" {
+						c.link = attr(a, "href")
+					}
+				}
+			}
+			rows[attr(n, "id")] = c
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(root)
+
+	tsv, err := os.Open("../../messages/testdata/minimal-sizes.tsv")
+	require.NoError(t, err)
+	defer tsv.Close()
+	table, err := sizes.ReadTSV(tsv)
+	require.NoError(t, err)
+	require.Len(t, rows, len(table), "one row per API and version")
+	for i, r := range table {
+		c, ok := rows[fmt.Sprintf("size-%d-v%d", r.Key, r.Version)]
+		require.True(t, ok, "%s v%d", r.Name, r.Version)
+		require.Len(t, c.texts, 6)
+		first := i == 0 || table[i-1].Key != r.Key
+		if first {
+			assert.Equal(t, []string{fmt.Sprint(r.Key), r.Name}, c.texts[:2])
+		}
+		assert.Equal(t, fmt.Sprintf("%d B", r.Request), c.texts[3], "%s v%d request", r.Name, r.Version)
+		assert.Equal(t, fmt.Sprintf("%d B", r.Response), c.texts[4], "%s v%d response", r.Name, r.Version)
+		assert.Equal(t, r.Note, c.texts[5], "%s v%d note", r.Name, r.Version)
+		api, _ := messages.Lookup(r.Key)
+		assert.Equal(t, PageFile(api, r.Version), c.link)
+	}
+	assert.Contains(t, rows["size-68-v1"].texts[5], "the page says 50, kwire writes 51")
 }
