@@ -75,7 +75,32 @@ func TestReleaseTablesMatchKversion(t *testing.T) {
 			releasesAgree++
 		}
 	}
-	t.Logf("%d of %d releases agree with kversion on every API; %d of %d (release, API) pairs agree", releasesAgree, len(kversionReleases), agree, apis)
+	// metadata.version: kversion gives each release from 3.3 the range its
+	// KRaft nodes support; ours is on the KRaft broker and controller.
+	features := 0
+	for _, kr := range kversionReleases {
+		kv := map[string][2]int16{}
+		kr.v().EachSupportedFeature(func(name string, lo, hi int16) { kv[name] = [2]int16{lo, hi} })
+		want, has := kv["metadata.version"]
+		for _, role := range []string{"kraft", "controller"} {
+			ours, err := release.ByName(kr.name + "-" + role)
+			if err != nil {
+				require.False(t, has, "%s: kversion has metadata.version, we have no %s table", kr.name, role)
+				continue
+			}
+			var got [2]int16
+			for _, f := range ours.Features {
+				if f.Name == "metadata.version" {
+					got = [2]int16{f.Min, f.Max}
+				}
+			}
+			if has {
+				features++
+			}
+			assert.Equal(t, want, got, "%s: metadata.version", ours.Name())
+		}
+	}
+	t.Logf("%d of %d releases agree with kversion on every API; %d of %d (release, API) pairs agree; metadata.version agrees on %d KRaft tables", releasesAgree, len(kversionReleases), agree, apis, features)
 	assert.Equal(t, []string(nil), departures)
 	assert.Equal(t, len(kversionReleases), releasesAgree)
 }

@@ -107,7 +107,13 @@ func runProbe(args []string, out io.Writer) error {
 		return fmt.Errorf("probe %s: %w", *addr, err)
 	}
 	m := release.Guess(resp)
-	fmt.Fprintf(out, "%s answered ApiVersions v%d: %d APIs\n", *addr, version, len(resp.ApiKeys))
+	fmt.Fprintf(out, "%s answered ApiVersions v%d: %d APIs", *addr, version, len(resp.ApiKeys))
+	for _, f := range resp.SupportedFeatures {
+		if f.Name == "metadata.version" {
+			fmt.Fprintf(out, ", metadata.version %d-%d", f.MinVersion, f.MaxVersion)
+		}
+	}
+	fmt.Fprintln(out)
 	if m.Exact {
 		fmt.Fprintf(out, "looks like Kafka %s (%s)", m.Release.Name(), roleTitle(m.Release.Role))
 	} else {
@@ -123,6 +129,9 @@ func runProbe(args []string, out io.Writer) error {
 		} else {
 			fmt.Fprintf(out, "; as near: %s", strings.Join(names, ", "))
 		}
+	}
+	if m.MetadataVersion != "" {
+		fmt.Fprintf(out, "; metadata.version %s", m.MetadataVersion)
 	}
 	fmt.Fprintln(out)
 	if len(m.Differences) > 0 {

@@ -43,7 +43,7 @@ func TestAPIsKafkaRelease(t *testing.T) {
 
 // serveApiVersions answers every ApiVersions on one connection with
 // table, at the version asked, and stops at the connection's end.
-func serveApiVersions(t *testing.T, table []kwire.APIVersions) string {
+func serveApiVersions(t *testing.T, table []kwire.APIVersions, features []release.Feature) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
@@ -67,6 +67,9 @@ func serveApiVersions(t *testing.T, table []kwire.APIVersions) string {
 			for _, a := range table {
 				resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: a.APIKey, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion})
 			}
+			for _, f := range features {
+				resp.SupportedFeatures = append(resp.SupportedFeatures, messages.ApiVersionsResponseSupportedFeatureKey{Name: f.Name, MinVersion: f.Min, MaxVersion: f.Max})
+			}
 			b, err := kwire.AppendResponse(nil, resp, v, corr)
 			if err != nil {
 				return
@@ -83,18 +86,25 @@ func TestProbe(t *testing.T) {
 	r, err := release.ByName("3.7-kraft")
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs)}, &out))
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs, nil)}, &out))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, 2, out.String())
 	assert.Regexp(t, `^127\.0\.0\.1:\d+ answered ApiVersions v5: 59 APIs$`, lines[0])
 	assert.Equal(t, "looks like Kafka 3.7-kraft (KRaft broker)", lines[1])
 
-	// A 3.3 KRaft broker is a 3.4 one too: nothing changed in between.
+	// A 3.3 KRaft broker offers what a 3.4 one does; without its
+	// metadata.version the two cannot be told apart, with it they can.
 	r, err = release.ByName("3.4-kraft")
 	require.NoError(t, err)
 	out.Reset()
-	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs)}, &out))
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs, nil)}, &out))
 	assert.Contains(t, out.String(), "looks like Kafka 3.4-kraft (KRaft broker); the same table as 3.3-kraft\n")
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs, r.Features)}, &out))
+	assert.Contains(t, out.String(), ": 49 APIs, metadata.version 1-8\nlooks like Kafka 3.4-kraft (KRaft broker)\n")
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, r.APIs, []release.Feature{{Name: "metadata.version", Min: 1, Max: 9}})}, &out))
+	assert.Contains(t, out.String(), "nearest Kafka 3.4-kraft (KRaft broker), 0 APIs differ; as near: 3.3-kraft; metadata.version 1-9 here, 1-8 in 3.4-kraft\n")
 
 	// A 3.8 broker with Produce v12 and no DescribeProducers.
 	r, err = release.ByName("3.8")
@@ -110,7 +120,7 @@ func TestProbe(t *testing.T) {
 		custom = append(custom, a)
 	}
 	out.Reset()
-	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, custom), "-apis"}, &out))
+	require.NoError(t, run([]string{"probe", "-b", serveApiVersions(t, custom, nil), "-apis"}, &out))
 	assert.Contains(t, out.String(), "nearest Kafka 3.8 (broker in ZooKeeper mode), 2 APIs differ\n")
 	assert.Regexp(t, `(?m)^0 +Produce +0-11 +0-12$`, out.String())
 	assert.Regexp(t, `(?m)^61 +DescribeProducers +0 +-$`, out.String())

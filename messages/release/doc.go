@@ -19,6 +19,9 @@
 //     kversion tables (v1.22.3), which cite the Kafka commit and KIP of
 //     each bump; the interop module's TestReleaseTablesMatchKversion
 //     compares every table kversion exports.
+//   - The metadata.version ranges of KRaft nodes (3.3 on, the one feature
+//     kept) are kversion's feature table, which reads them from Kafka's
+//     MetadataVersion at each release tag.
 //   - Minima are 0 before 4.0. The 4.x minima are KIP-896's removals as
 //     the 4.0 release shipped them: Metadata v0-3 were put back before
 //     the release (KAFKA-18648), Produce v0-2 are still advertised though

@@ -21,6 +21,9 @@ type Match struct {
 	// Ties are the other tables exactly as near: for an exact match,
 	// releases whose tables are the same.
 	Ties []Release
+	// MetadataVersion, when not empty, says the broker's metadata.version
+	// range differs from the release's ("1-8 here, 1-7 in 3.3-kraft").
+	MetadataVersion string
 }
 
 // String says the guess in a line: "3.7", "3.4-kraft (same table as
@@ -42,7 +45,10 @@ func (m Match) String() string {
 			fmt.Fprintf(&b, " (as near: %s)", strings.Join(names, ", "))
 		}
 	}
-	if !m.Exact {
+	if m.MetadataVersion != "" {
+		fmt.Fprintf(&b, ", metadata.version %s", m.MetadataVersion)
+	}
+	if !m.Exact && len(m.Differences) > 0 {
 		s := "s"
 		if len(m.Differences) == 1 {
 			s = ""
@@ -70,17 +76,30 @@ var optional = map[int16]bool{71: true, 72: true}
 // out), the APIs whose minimum differs (those set their own), then the
 // total of version steps between the two. Equally near tables are in
 // Ties; the usual role and then the newer release are preferred.
+//
+// A KRaft node also advertises its metadata.version range (KIP-584),
+// whose top level is its release's: when the response carries it, a table
+// with another range is farther (after the minimums, before the steps),
+// and is not an exact match.
 func Guess(resp *messages.ApiVersionsResponse) Match {
-	return GuessVersions(resp.Versions())
+	var mv *Feature
+	for _, f := range resp.SupportedFeatures {
+		if f.Name == metadataVersion {
+			mv = &Feature{Name: f.Name, Min: f.MinVersion, Max: f.MaxVersion}
+		}
+	}
+	return guess(resp.Versions(), mv)
 }
+
+const metadataVersion = "metadata.version"
 
 // nearness is how far a table is from a broker's answer; see Guess.
 type nearness struct {
-	maxOrExtra, missing, minOnly, steps int
+	maxOrExtra, missing, minOnly, feature, steps int
 }
 
 func (a nearness) compare(b nearness) int {
-	for _, d := range [...]int{a.maxOrExtra - b.maxOrExtra, a.missing - b.missing, a.minOnly - b.minOnly, a.steps - b.steps} {
+	for _, d := range [...]int{a.maxOrExtra - b.maxOrExtra, a.missing - b.missing, a.minOnly - b.minOnly, a.feature - b.feature, a.steps - b.steps} {
 		if d != 0 {
 			return d
 		}
@@ -88,9 +107,11 @@ func (a nearness) compare(b nearness) int {
 	return 0
 }
 
-// GuessVersions is Guess for a list of API ranges in any order; a key
-// listed twice keeps its last range.
-func GuessVersions(apis []kwire.APIVersions) Match {
+// GuessVersions is Guess for a list of API ranges in any order, without
+// features; a key listed twice keeps its last range.
+func GuessVersions(apis []kwire.APIVersions) Match { return guess(apis, nil) }
+
+func guess(apis []kwire.APIVersions, mv *Feature) Match {
 	byKey := make(map[int16]kwire.APIVersions, len(apis))
 	for _, a := range apis {
 		byKey[a.APIKey] = a
@@ -105,6 +126,7 @@ func GuessVersions(apis []kwire.APIVersions) Match {
 		r     Release
 		diffs []Change
 		near  nearness
+		mv    string
 	}
 	var all []scored
 	for _, r := range load() {
@@ -122,6 +144,10 @@ func GuessVersions(apis []kwire.APIVersions) Match {
 			}
 			s.diffs = append(s.diffs, c)
 			s.near.steps += steps(c)
+		}
+		if ours, ok := r.feature(metadataVersion); ok && mv != nil && (ours.Min != mv.Min || ours.Max != mv.Max) {
+			s.near.feature = 1
+			s.mv = fmt.Sprintf("%d-%d here, %d-%d in %s", mv.Min, mv.Max, ours.Min, ours.Max, r.Name())
 		}
 		all = append(all, s)
 	}
@@ -141,7 +167,7 @@ func GuessVersions(apis []kwire.APIVersions) Match {
 			best = s
 		}
 	}
-	m := Match{Release: best.r, Exact: len(best.diffs) == 0, Differences: best.diffs}
+	m := Match{Release: best.r, Exact: len(best.diffs) == 0 && best.mv == "", Differences: best.diffs, MetadataVersion: best.mv}
 	for _, s := range all {
 		if s.near == best.near && !(s.r.Version == best.r.Version && s.r.Role == best.r.Role) {
 			m.Ties = append(m.Ties, s.r)

@@ -47,6 +47,26 @@ type Release struct {
 	Role    Role
 	// APIs are the version ranges the node offers, sorted by key.
 	APIs []kwire.APIVersions
+	// Features are the KIP-584 feature levels the node advertises, by
+	// name. Only metadata.version is kept (KRaft nodes, 3.3 on): its top
+	// level is the release's own.
+	Features []Feature
+}
+
+// Feature is the range of levels of a KIP-584 feature a node supports.
+type Feature struct {
+	Name     string
+	Min, Max int16
+}
+
+// feature returns the release's range of a feature.
+func (r Release) feature(name string) (Feature, bool) {
+	for _, f := range r.Features {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Feature{}, false
 }
 
 // Name is the release's name as ByName reads it: the version alone for
@@ -73,12 +93,15 @@ func (r Release) Lookup(key int16) (kwire.APIVersions, bool) {
 }
 
 // ApiVersionsResponse is the ApiVersions response a node of this release
-// sends: the API ranges only (no features).
+// sends: the API ranges and the features kept (no finalized levels).
 func (r Release) ApiVersionsResponse() *messages.ApiVersionsResponse {
 	resp := messages.NewApiVersionsResponse()
 	resp.ApiKeys = make([]messages.ApiVersionsResponseApiVersion, len(r.APIs))
 	for i, a := range r.APIs {
 		resp.ApiKeys[i] = messages.ApiVersionsResponseApiVersion{ApiKey: a.APIKey, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
+	}
+	for _, f := range r.Features {
+		resp.SupportedFeatures = append(resp.SupportedFeatures, messages.ApiVersionsResponseSupportedFeatureKey{Name: f.Name, MinVersion: f.Min, MaxVersion: f.Max})
 	}
 	return resp
 }
@@ -206,6 +229,7 @@ func nameToKey() map[string]int16 {
 func parse(text string, keys map[string]int16) ([]Release, error) {
 	var out []Release
 	last := map[Role]map[int16]kwire.APIVersions{}
+	lastFeatures := map[Role][]Feature{}
 	var cur map[int16]kwire.APIVersions
 	var head Release
 	flush := func() {
@@ -219,6 +243,7 @@ func parse(text string, keys map[string]int16) ([]Release, error) {
 		slices.SortFunc(head.APIs, func(a, b kwire.APIVersions) int { return int(a.APIKey) - int(b.APIKey) })
 		out = append(out, head)
 		last[head.Role] = cur
+		lastFeatures[head.Role] = head.Features
 	}
 	for n, line := range strings.Split(text, "\n") {
 		fail := func(format string, args ...any) error {
@@ -254,6 +279,7 @@ func parse(text string, keys map[string]int16) ([]Release, error) {
 					return nil, fail("%s %s is listed twice", f[1], f[2])
 				}
 			}
+			head.Features = slices.Clone(lastFeatures[head.Role])
 			cur = make(map[int16]kwire.APIVersions, len(last[head.Role]))
 			for k, a := range last[head.Role] {
 				cur[k] = a
@@ -262,6 +288,17 @@ func parse(text string, keys map[string]int16) ([]Release, error) {
 			return nil, fail("an API before the first release line")
 		case len(f) != 2:
 			return nil, fail("want \"NAME MIN-MAX\" or \"NAME -\"")
+		case strings.Contains(f[0], "."):
+			lo, hi, err := parseRange(f[1])
+			if err != nil {
+				return nil, fail("%s: %v", f[0], err)
+			}
+			i := slices.IndexFunc(head.Features, func(x Feature) bool { return x.Name == f[0] })
+			if i < 0 {
+				head.Features = append(head.Features, Feature{Name: f[0]})
+				i = len(head.Features) - 1
+			}
+			head.Features[i].Min, head.Features[i].Max = lo, hi
 		default:
 			key, ok := keys[f[0]]
 			if !ok {

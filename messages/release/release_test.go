@@ -1,6 +1,7 @@
 package release
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,7 +119,7 @@ func TestGuessGivesEveryTableBack(t *testing.T) {
 		require.True(t, m.Exact, "%s: %s", r.Name(), m)
 		var same []string
 		for _, o := range all {
-			if len(Diff(o, r)) == 0 {
+			if len(Diff(o, r)) == 0 && slices.Equal(o.Features, r.Features) {
 				same = append(same, o.Name())
 			}
 		}
@@ -258,4 +259,31 @@ func TestGuessWeighsMaximumsFirst(t *testing.T) {
 	for _, c := range m.Differences {
 		assert.True(t, c.New == nil || c.New.MaxVersion == c.Old.MaxVersion, "only absences and minimums differ: %s", c)
 	}
+}
+
+// TestGuessReadsMetadataVersion: KRaft 3.3 and 3.4 brokers offer the same
+// APIs; metadata.version tells them apart, and a range no release has is
+// said.
+func TestGuessReadsMetadataVersion(t *testing.T) {
+	for _, name := range []string{"3.3-kraft", "3.4-kraft", "3.7-controller", "3.8-controller"} {
+		r, err := ByName(name)
+		require.NoError(t, err)
+		m := Guess(r.ApiVersionsResponse())
+		assert.True(t, m.Exact)
+		assert.Equal(t, name, m.String())
+	}
+	r, err := ByName("3.4-kraft")
+	require.NoError(t, err)
+	resp := r.ApiVersionsResponse()
+	resp.SupportedFeatures[0].MaxVersion = 9
+	m := Guess(resp)
+	assert.False(t, m.Exact)
+	assert.Equal(t, "nearest 3.4-kraft (as near: 3.3-kraft), metadata.version 1-9 here, 1-8 in 3.4-kraft", m.String())
+
+	// Without features (a ZooKeeper-mode answer, or before ApiVersions
+	// v3) the tables with the same APIs tie.
+	resp.SupportedFeatures = nil
+	m = Guess(resp)
+	assert.True(t, m.Exact)
+	assert.Equal(t, "3.4-kraft (same table as 3.3-kraft)", m.String())
 }
