@@ -29,7 +29,7 @@ commands:
   apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;
                                     -sizes: smallest request/response frame of every version (TSV)
   apis -kafka 3.7 [-since 3.6]      what a Kafka release offers (or changed); -releases lists them
-  probe -b HOST:PORT                which Kafka release a broker looks like, from its ApiVersions
+  probe -b HOST:PORT [-tls]         which Kafka release a broker looks like, from its ApiVersions
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
   sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]

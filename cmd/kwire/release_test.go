@@ -2,9 +2,20 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,6 +57,11 @@ func TestAPIsKafkaRelease(t *testing.T) {
 func serveApiVersions(t *testing.T, table []kwire.APIVersions, features []release.Feature) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return serveApiVersionsOn(t, ln, table, features)
+}
+
+// serveApiVersionsOn is serveApiVersions on a listener of the caller's.
+func serveApiVersionsOn(t *testing.T, ln net.Listener, table []kwire.APIVersions, features []release.Feature) string {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		conn, err := ln.Accept()
@@ -140,4 +156,38 @@ func TestProbe(t *testing.T) {
 		}
 	}()
 	assert.ErrorContains(t, run([]string{"probe", "-b", ln.Addr().String()}, &out), "older than 0.10.0")
+}
+
+// TestProbeTLS: -tls with the node's CA, or -tls-insecure, reaches a TLS
+// listener; a certificate nobody vouches for is refused.
+func TestProbeTLS(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kwire probe test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+
+	r, err := release.ByName("4.4")
+	require.NoError(t, err)
+	serve := func() string {
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+		require.NoError(t, err)
+		return serveApiVersionsOn(t, ln, r.APIs, r.Features)
+	}
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"probe", "-tls", "-tls-ca", caFile, "-b", serve()}, &out))
+	assert.Contains(t, out.String(), "looks like Kafka 4.4 (KRaft broker)\n")
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-tls", "-tls-insecure", "-b", serve()}, &out))
+	assert.Contains(t, out.String(), "looks like Kafka 4.4 (KRaft broker)\n")
+	assert.ErrorContains(t, run([]string{"probe", "-tls", "-b", serve()}, &out), "certificate")
+	assert.ErrorContains(t, run([]string{"probe", "-tls-insecure", "-b", serve()}, &out), "need -tls")
 }
