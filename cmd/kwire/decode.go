@@ -130,6 +130,11 @@ func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Opt
 		api, _ := messages.Lookup(h.APIKey)
 		d.API, d.Key, d.Version, d.CorrelationID, d.ClientID, body = api.Name, h.APIKey, h.APIVersion, h.CorrelationID, h.ClientID, msg
 	}
+	return writeDecoded(out, d, body, opts)
+}
+
+// writeDecoded prints d, its body described, as one JSON line.
+func writeDecoded(out io.Writer, d decodedFrame, body any, opts []pretty.Option) error {
 	desc := trafficlog.Describe(body, d.Version, true, opts...)
 	d.Summary, d.Errors, d.Body, d.Redacted = desc.Summary, desc.Errors, desc.Body, desc.Redacted
 	j, err := json.Marshal(d)

@@ -70,6 +70,9 @@ type messageFlags struct {
 	response bool
 	corr     int
 	client   clientIDFlag
+	// negotiate, when set, picks the version when neither -v nor the
+	// input gives one.
+	negotiate func(api messages.API) (int16, error)
 }
 
 func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
@@ -122,6 +125,13 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) 
 		return nil, fmt.Errorf("%s: give the API with -k KEY", fs.Name())
 	}
 	api := m.api.api
+	if m.version < 0 && m.negotiate != nil {
+		v, err := m.negotiate(api)
+		if err != nil {
+			return nil, err
+		}
+		m.version = int(v)
+	}
 	if m.version < int(api.MinVersion) || m.version > int(api.MaxVersion) {
 		return nil, fmt.Errorf("%s: %s has versions %d-%d; give one with -v", fs.Name(), api.Name, api.MinVersion, api.MaxVersion)
 	}

@@ -16,6 +16,7 @@ func TestSubcommandHelp(t *testing.T) {
 		"layout": {"-html", "-k", "-response", "-v"},
 		"decode": {"-json", "-response", "-raw-records"},
 		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw"},
+		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records"},
 		"proxy":  {"-listen", "-upstream", "-json", "-log"},
 		"site":   {"-o", "-schemas"},
 	} {

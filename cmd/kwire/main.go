@@ -26,6 +26,9 @@ commands:
   encode -k KEY -v N [-response] [-corr N] [-client ID] [-raw] < MSG.json
                                     the frame of a message given as JSON (the
                                     body of decode -json, or its whole line), hex
+  send -b HOST:PORT -k KEY [-v N] < REQ.json
+                                    send one request given as JSON, print the
+                                    response as JSON (-v: default negotiated)
   apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;
                                     -sizes: smallest request/response frame of every version (TSV)
   apis -kafka 3.7 [-since 3.6]      what a Kafka release offers (or changed); -releases lists them
@@ -66,6 +69,8 @@ func run(args []string, out io.Writer) error {
 		return runDecode(args[1:], os.Stdin, out)
 	case "encode":
 		return runEncode(args[1:], os.Stdin, out)
+	case "send":
+		return runSend(args[1:], os.Stdin, out)
 	case "site":
 		return runSite(args[1:], out)
 	case "apis":

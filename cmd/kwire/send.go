@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/pretty"
+	"github.com/kwirelabs/kwire/messages"
+	"github.com/kwirelabs/kwire/messages/release"
+)
+
+const apiKeyApiVersions = 18
+
+// runSend sends one request given as JSON to a broker and prints the
+// response as a `kwire decode -json` line: `kwire send -b HOST:PORT -k KEY
+// [-v V] < req.json`. Without -v (and without a version in the input
+// line) it asks the broker's ApiVersions first and uses the highest
+// version both sides speak.
+func runSend(args []string, stdin io.Reader, out io.Writer) error {
+	fs := flag.NewFlagSet("send", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var m messageFlags
+	m.register(fs, false)
+	m.corr = 1
+	addr := fs.String("b", "", "the broker, HOST:PORT")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long (dial, send and answer)")
+	records := fs.Bool("records", false, "show records fields of the response in full")
+	rawRecords := fs.Bool("raw-records", false, "show records fields of the response as base64")
+	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest response accepted (size prefix)")
+	if err := parseFlags(fs, args, out); err != nil {
+		return err
+	}
+	if *addr == "" || fs.NArg() > 0 {
+		return fmt.Errorf("send: usage: kwire send -b HOST:PORT -k KEY [-v V] < request.json")
+	}
+	if m.client.id == nil {
+		id := "kwire"
+		m.client.id = &id
+	}
+	input, err := readInput(stdin)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+
+	conn, err := net.DialTimeout("tcp", *addr, *timeout)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(*timeout)); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	m.negotiate = func(api messages.API) (int16, error) { return negotiateVersion(conn, *m.client.id, api) }
+	msg, err := m.readMessage(fs, input)
+	if err != nil {
+		return err
+	}
+	if m.response {
+		return fmt.Errorf("send: the input is a response; send takes a request")
+	}
+	frame, err := m.frame(msg)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	tracker := kwire.NewTracker(1, messages.Default.ResponseFor)
+	expect, err := tracker.Request(frame)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	if _, err := conn.Write(frame); err != nil {
+		return fmt.Errorf("send: writing the request: %w", err)
+	}
+	if !expect {
+		fmt.Fprintln(os.Stderr, "kwire send: sent; an acks=0 Produce has no response")
+		return nil
+	}
+	answer, err := kwire.NewFrameReader(conn, *maxFrame).Next()
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("send: %s closed the connection without answering %s v%d", *addr, m.api.api.Name, m.version)
+		}
+		return fmt.Errorf("send: reading the response: %w", err)
+	}
+	version := int16(m.version)
+	h, resp, err := messages.ReadResponse(answer, m.api.api.Key, version)
+	if err != nil && m.api.api.Key == apiKeyApiVersions && version > 0 {
+		// A broker answers an ApiVersions it cannot read at v0.
+		if h0, resp0, err0 := messages.ReadResponse(answer, apiKeyApiVersions, 0); err0 == nil {
+			h, resp, err, version = h0, resp0, nil, 0
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("send: the %s v%d response: %w", m.api.api.Name, version, err)
+	}
+	if h.CorrelationID != int32(m.corr) {
+		return fmt.Errorf("send: the response has correlation id %d, the request %d", h.CorrelationID, m.corr)
+	}
+	var opts []pretty.Option
+	if *records {
+		opts = append(opts, pretty.WithRecords())
+	}
+	if *rawRecords {
+		opts = append(opts, pretty.WithRawRecords())
+	}
+	d := decodedFrame{Dir: "response", API: m.api.api.Name, Key: m.api.api.Key, Version: version, CorrelationID: h.CorrelationID}
+	return writeDecoded(out, d, resp, opts)
+}
+
+// negotiateVersion asks the broker's ApiVersions and returns the highest
+// version of api both it and kwire speak (kwire's stable versions).
+func negotiateVersion(conn net.Conn, clientID string, api messages.API) (int16, error) {
+	resp, _, err := release.Ask(conn, clientID)
+	if err != nil {
+		return 0, fmt.Errorf("send: asking the broker's versions: %w", err)
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey != api.Key {
+			continue
+		}
+		lo, hi := max(k.MinVersion, api.MinVersion), min(k.MaxVersion, api.MaxStable())
+		if lo > hi {
+			return 0, fmt.Errorf("send: the broker speaks %s v%d-%d, kwire v%d-%d: none in common; give -v",
+				api.Name, k.MinVersion, k.MaxVersion, api.MinVersion, api.MaxStable())
+		}
+		return hi, nil
+	}
+	return 0, fmt.Errorf("send: the broker does not offer %s (key %d)", api.Name, api.Key)
+}

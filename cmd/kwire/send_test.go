@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// fakeBroker answers on a loopback listener, with kwire: ApiVersions
+// (Metadata capped at v9; ApiVersions past v3 is refused as Kafka refuses
+// a version it cannot read), Metadata (one broker, the topics asked for),
+// and nothing to an acks=0 Produce; any other request closes the
+// connection unanswered. It keeps every request frame it read.
+type fakeBroker struct {
+	ln     net.Listener
+	mu     sync.Mutex
+	frames [][]byte
+	seen   chan []byte // every frame too, for a test that has no answer to wait for
+	wg     sync.WaitGroup
+}
+
+func startFakeBroker(t *testing.T) *fakeBroker {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	b := &fakeBroker{ln: ln, seen: make(chan []byte, 64)}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				defer conn.Close()
+				b.serve(conn)
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); b.wg.Wait() })
+	return b
+}
+
+func (b *fakeBroker) serve(conn net.Conn) {
+	frames := kwire.NewFrameReader(conn, 0)
+	for {
+		frame, err := frames.Next()
+		if err != nil {
+			return
+		}
+		b.mu.Lock()
+		b.frames = append(b.frames, append([]byte(nil), frame...))
+		b.mu.Unlock()
+		b.seen <- b.frames[len(b.frames)-1]
+		key, version, corr, err := kwire.PeekRequest(frame)
+		if err != nil {
+			return
+		}
+		var answer []byte
+		switch key {
+		case 18:
+			if version > 3 {
+				answer = kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersions{APIKey: 18, MinVersion: 0, MaxVersion: 3})
+				break
+			}
+			resp := messages.NewApiVersionsResponse()
+			for _, api := range messages.APIs() {
+				hi := api.MaxVersion
+				if api.Key == 3 {
+					hi = 9
+				}
+				resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: api.Key, MinVersion: api.MinVersion, MaxVersion: hi})
+			}
+			answer, err = kwire.AppendResponse(nil, resp, version, corr)
+		case 3:
+			_, body, rerr := messages.ReadRequest(frame)
+			if rerr != nil {
+				return
+			}
+			req := body.(*messages.MetadataRequest)
+			resp := messages.NewMetadataResponse()
+			resp.Brokers = []messages.MetadataResponseBroker{{NodeID: 1, Host: "127.0.0.1", Port: 9092}}
+			resp.ControllerID = 1
+			for _, tp := range req.Topics {
+				resp.Topics = append(resp.Topics, messages.MetadataResponseTopic{Name: tp.Name, ErrorCode: 3})
+			}
+			answer, err = kwire.AppendResponse(nil, resp, version, corr)
+		case 0:
+			continue // an acks=0 Produce: no answer
+		default:
+			return
+		}
+		if err != nil {
+			return
+		}
+		if _, err := conn.Write(answer); err != nil {
+			return
+		}
+	}
+}
+
+func (b *fakeBroker) requests() [][]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([][]byte(nil), b.frames...)
+}
+
+func sendLine(t *testing.T, args []string, input string) (decodeLine, string) {
+	t.Helper()
+	var out bytes.Buffer
+	require.NoError(t, runSend(args, strings.NewReader(input), &out))
+	var line decodeLine
+	require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+	return line, out.String()
+}
+
+func TestSendToAFakeBroker(t *testing.T) {
+	b := startFakeBroker(t)
+	addr := b.ln.Addr().String()
+	request := `{"Topics":[{"Name":"orders","TopicID":"00000000-0000-0000-0000-000000000000"}],"AllowAutoTopicCreation":false,` +
+		`"IncludeTopicAuthorizedOperations":false}`
+
+	// With -v: the request on the wire is the frame kwire encode makes.
+	line, out := sendLine(t, []string{"-b", addr, "-k", "Metadata", "-v", "12", "-corr", "5", "-client", "me"}, request)
+	assert.Equal(t, "response", line.Dir)
+	assert.Equal(t, int16(3), line.Key)
+	assert.Equal(t, int16(12), line.Version)
+	assert.Equal(t, int32(5), line.CorrelationID)
+	assert.Contains(t, out, `"errors":["Topics[0].ErrorCode = UNKNOWN_TOPIC_OR_PARTITION"]`)
+	assert.Contains(t, string(line.Body), `"Brokers":[{"NodeID":1,"Host":"127.0.0.1","Port":9092,"Rack":null}]`)
+	var enc bytes.Buffer
+	require.NoError(t, runEncode([]string{"-k", "3", "-v", "12", "-corr", "5", "-client", "me"}, strings.NewReader(request), &enc))
+	sent := b.requests()
+	require.Len(t, sent, 1)
+	assert.Equal(t, strings.TrimSpace(enc.String()), hex.EncodeToString(sent[0]))
+
+	// Without -v: ApiVersions first (asked at kwire's newest, refused, then
+	// at v3), then Metadata at v9, the broker's highest.
+	line, _ = sendLine(t, []string{"-b", addr, "-k", "3"}, `{"Topics":[{"Name":"orders"}]}`)
+	assert.Equal(t, int16(9), line.Version)
+	sent = b.requests()[1:]
+	require.Len(t, sent, 3)
+	apiVersions, _ := messages.Lookup(18)
+	for i, want := range [][2]int16{{18, apiVersions.MaxStable()}, {18, 3}, {3, 9}} {
+		key, version, _, err := kwire.PeekRequest(sent[i])
+		require.NoError(t, err)
+		assert.Equal(t, want, [2]int16{key, version}, "request %d", i)
+	}
+
+	// The v0 answer to a too-new ApiVersions is shown at v0.
+	line, out = sendLine(t, []string{"-b", addr, "-k", "ApiVersions", "-v", "4"}, `{"ClientSoftwareName":"x","ClientSoftwareVersion":"1"}`)
+	assert.Equal(t, int16(0), line.Version)
+	assert.Contains(t, out, `"ErrorCode":35`)
+
+	// An acks=0 Produce is sent and not waited for.
+	var none bytes.Buffer
+	require.NoError(t, runSend([]string{"-b", addr, "-k", "0", "-v", "9"}, strings.NewReader(`{"Acks":0,"TimeoutMs":100,"TopicData":[]}`), &none))
+	assert.Empty(t, none.String())
+	for frame := range b.seen { // the frames before it, then the Produce
+		if key, _, _, _ := kwire.PeekRequest(frame); key == 0 {
+			break
+		}
+	}
+
+	// A request the broker does not answer, closing the connection, is an error.
+	err := runSend([]string{"-b", addr, "-k", "Heartbeat", "-v", "4"}, strings.NewReader(`{"GroupID":"g"}`), &none)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "closed the connection without answering Heartbeat v4")
+
+	// Bad JSON is refused before anything is sent.
+	before := len(b.requests())
+	err = runSend([]string{"-b", addr, "-k", "3", "-v", "12"}, strings.NewReader(`{"Topic":[]}`), &none)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "MetadataRequest.Topic at offset 1: unknown field")
+	assert.Len(t, b.requests(), before)
+}
