@@ -92,6 +92,19 @@ func (f *FrameReader) Next() ([]byte, error) {
 	return frame, nil
 }
 
+// shrinkAbove is the buffer size Shrink lets go of.
+const shrinkAbove = 64 << 10
+
+// Shrink lets go of a buffer that grew past 64 KiB for a large frame,
+// when no bytes of the next frame are held, so a connection idle after
+// one large frame holds nothing rather than the frame's size. Frames
+// returned earlier stay valid (they keep the old buffer alive).
+func (f *FrameReader) Shrink() {
+	if f.start == f.end && len(f.buf) > shrinkAbove {
+		f.buf, f.start, f.end = nil, 0, 0
+	}
+}
+
 // Peek returns the first n bytes of the next frame, size prefix included
 // (the whole frame if it is shorter), without consuming it, so a broker
 // can read the request header with PeekRequest and refuse an API before

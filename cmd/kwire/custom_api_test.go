@@ -58,21 +58,3 @@ func TestDecodeCustomAPI(t *testing.T) {
 	err = run([]string{"decode", hex.EncodeToString(frame)}, &out)
 	assert.ErrorIs(t, err, kwire.ErrUnknownAPI)
 }
-
-// TestProxyCustomAPI: the proxy decodes and pairs a registered custom API.
-func TestProxyCustomAPI(t *testing.T) {
-	up, p, log, c := proxyThrough(t)
-	client := "ledger"
-	resp := frameOf(kwire.AppendResponse(nil, &customapi.LedgerResponse{ErrorCode: 3}, 3, 11))
-	up.answers <- resp
-	_, err := c.Write(frameOf(kwire.AppendRequest(nil, &customapi.LedgerRequest{Note: "x"}, 3, 11, &client)))
-	require.NoError(t, err)
-	assert.Equal(t, resp, readFrame(t, c))
-	c.Close()
-	p.close()
-	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
-	require.Len(t, lines, 2, log.String())
-	assert.Contains(t, lines[0], `request  Ledger v3 corr=11 client="ledger" | LedgerRequest v3`)
-	assert.Contains(t, lines[1], `response Ledger v3 corr=11`)
-	assert.NotContains(t, log.String(), "UNDECODABLE")
-}

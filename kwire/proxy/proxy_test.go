@@ -1,10 +1,11 @@
-package main
+package proxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"io"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -86,16 +87,48 @@ func readFrame(t *testing.T, c net.Conn) []byte {
 	return append([]byte(nil), f...)
 }
 
+// running is a proxy serving in a test, with its log.
+type running struct {
+	*Proxy
+	log    *trafficlog.Writer
+	stop   context.CancelFunc
+	served chan error
+}
+
+// close stops the proxy (draining) and closes its log.
+func (r *running) close() error {
+	r.stop()
+	if err := <-r.served; err != nil {
+		return err
+	}
+	return r.log.Close()
+}
+
+// startProxy serves cfg (Upstream set) on a loopback port, logging text
+// to out.
+func startProxy(t *testing.T, cfg Config, out io.Writer, opts trafficlog.Options) *running {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	r := &running{log: trafficlog.NewWriter(out, opts), served: make(chan error, 1)}
+	cfg.Log = r.log
+	r.Proxy = New(cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	go func() { r.served <- r.ServeListener(ctx, ln) }()
+	<-r.Ready()
+	t.Cleanup(func() { stop() })
+	return r
+}
+
 // proxyThrough starts a fake upstream, a proxy in front of it logging
 // to the returned buffer, and a client connection to the proxy.
-func proxyThrough(t *testing.T) (*fakeUpstream, *proxy, *syncBuffer, net.Conn) {
+func proxyThrough(t *testing.T) (*fakeUpstream, *running, *syncBuffer, net.Conn) {
 	t.Helper()
 	up := startUpstream(t)
 	log := &syncBuffer{}
-	p := newProxy("127.0.0.1:0", false, 1<<20, trafficlog.NewWriter(log, trafficlog.Options{}))
-	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
-	require.NoError(t, err)
-	c, err := net.Dial("tcp", addr)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return up, p, log, c
@@ -106,6 +139,24 @@ func frameOf(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestStripUnknown: with StripUnknown, ApiVersions loses the keys kwire
+// does not know; without it (TestProxyRelays) they stay.
+func TestStripUnknown(t *testing.T) {
+	up := startUpstream(t)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), StripUnknown: true}, io.Discard, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	avResp := messages.NewApiVersionsResponse()
+	avResp.ApiKeys = []messages.ApiVersionsResponseApiVersion{{ApiKey: 3, MaxVersion: 12}, {ApiKey: 10000, MaxVersion: 2}, {ApiKey: 513, MaxVersion: 0}}
+	up.answers <- frameOf(kwire.AppendResponse(nil, avResp, 3, 1))
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 3, 1, nil)))
+	require.NoError(t, err)
+	_, body, err := messages.ReadResponse(readFrame(t, c), 18, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 3, MaxVersion: 12}}, body.(*messages.ApiVersionsResponse).ApiKeys)
 }
 
 // TestProxyRelays: client bytes reach the upstream untouched (even a
@@ -131,8 +182,8 @@ func TestProxyRelays(t *testing.T) {
 	_, body, err := messages.ReadResponse(readFrame(t, c), 18, 3)
 	require.NoError(t, err)
 	produce, _ := messages.Lookup(0)
-	assert.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 0, MinVersion: 0, MaxVersion: produce.MaxStable()}},
-		body.(*messages.ApiVersionsResponse).ApiKeys)
+	assert.Equal(t, []messages.ApiVersionsResponseApiVersion{{ApiKey: 0, MinVersion: 0, MaxVersion: produce.MaxStable()},
+		{ApiKey: 9999, MaxVersion: 3}}, body.(*messages.ApiVersionsResponse).ApiKeys, "a key kwire does not know is kept")
 
 	// 2. ApiVersions v99: the proxy answers, as Kafka would; nothing goes upstream.
 	av99 := frameOf(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 3, 2, &client))
@@ -153,7 +204,7 @@ func TestProxyRelays(t *testing.T) {
 	require.NoError(t, err)
 	b := body.(*messages.MetadataResponse).Brokers[0]
 	assert.Equal(t, "127.0.0.1", b.Host)
-	assert.Equal(t, p.local["192.0.2.1:9092"], net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
+	assert.Equal(t, p.local["192.0.2.1:9092"], int(b.Port))
 
 	// 4. A frame of an API kwire does not know: relayed both ways untouched.
 	unknown := []byte{0, 0, 0, 12, 0x03, 0xe7, 0, 1, 0, 0, 0, 4, 0xff, 0xff, 0xab, 0xcd}[:16]
@@ -255,10 +306,8 @@ func TestProxyStalledLogDoesNotStallTraffic(t *testing.T) {
 	up := startUpstream(t)
 	out := stalledOutput{release: make(chan struct{})}
 	defer close(out.release)
-	log := trafficlog.NewWriter(out, trafficlog.Options{Queue: 64, FlushTimeout: time.Millisecond})
-	p := newProxy("127.0.0.1:0", false, 1<<20, log)
-	addr, err := p.listen("127.0.0.1:0", up.ln.Addr().String())
-	require.NoError(t, err)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, out, trafficlog.Options{Queue: 64, FlushTimeout: time.Millisecond})
+	addr := p.Addr().String()
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer c.Close()
@@ -276,7 +325,7 @@ func TestProxyStalledLogDoesNotStallTraffic(t *testing.T) {
 		_, err = frames.Next()
 		require.NoError(t, err, "response %d", i)
 	}
-	assert.Positive(t, log.Dropped())
+	assert.Positive(t, p.log.Dropped())
 	c.Close()
 	err = p.close()
 	require.Error(t, err)

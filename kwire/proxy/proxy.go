@@ -1,0 +1,385 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
+)
+
+// Proxy relays Kafka clients to an upstream cluster.
+type Proxy struct {
+	cfg   Config
+	slots chan struct{} // one per open client connection, when MaxConns is set
+	done  chan struct{} // closed when shutting down
+	ready chan struct{} // closed once the bootstrap listener serves
+
+	mu        sync.Mutex
+	addr      net.Addr       // the bootstrap listener's
+	host      string         // where broker listeners listen
+	local     map[string]int // upstream HOST:PORT -> local port
+	listeners []net.Listener // bootstrap first
+	conns     map[*conn]struct{}
+	nconn     int
+	nextPort  int // in BrokerPorts
+	capNoted  bool
+	closing   bool
+	wg        sync.WaitGroup // accept loops and connections
+}
+
+// New returns a proxy for cfg; Serve starts it.
+func New(cfg Config) *Proxy {
+	cfg.setDefaults()
+	p := &Proxy{cfg: cfg, done: make(chan struct{}), ready: make(chan struct{}),
+		local: map[string]int{}, conns: map[*conn]struct{}{}, nextPort: cfg.BrokerPorts.First}
+	if cfg.MaxConns > 0 {
+		p.slots = make(chan struct{}, cfg.MaxConns)
+	}
+	return p
+}
+
+// Serve listens on Config.Listen and relays until ctx is done; then it
+// stops accepting, lets in-flight requests be answered for up to
+// Config.DrainTimeout, and closes every connection. It does not close
+// Config.Log (its owner does, after Serve returns).
+func (p *Proxy) Serve(ctx context.Context) error {
+	if p.cfg.Upstream == "" {
+		return errors.New("proxy: no upstream")
+	}
+	ln, err := net.Listen("tcp", p.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	return p.ServeListener(ctx, ln)
+}
+
+// ServeListener is Serve on a listener the caller opened for the
+// bootstrap broker.
+func (p *Proxy) ServeListener(ctx context.Context, ln net.Listener) error {
+	if p.cfg.Upstream == "" {
+		ln.Close()
+		return errors.New("proxy: no upstream")
+	}
+	host, _, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("proxy: %w", err)
+	}
+	p.mu.Lock()
+	if p.closing || p.addr != nil {
+		p.mu.Unlock()
+		ln.Close()
+		return errors.New("proxy: Serve called twice")
+	}
+	p.addr, p.host = ln.Addr(), host
+	p.mu.Unlock()
+	p.serve(ln, p.cfg.Upstream)
+	close(p.ready)
+	<-ctx.Done()
+	p.shutdown()
+	return nil
+}
+
+// Addr is the bootstrap listener's address, once Ready is closed.
+func (p *Proxy) Addr() net.Addr {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.addr
+}
+
+// Ready is closed once the bootstrap listener accepts clients.
+func (p *Proxy) Ready() <-chan struct{} { return p.ready }
+
+// serve starts accepting on ln for upstream.
+func (p *Proxy) serve(ln net.Listener, upstream string) {
+	p.mu.Lock()
+	p.listeners = append(p.listeners, ln)
+	p.wg.Add(1)
+	p.mu.Unlock()
+	p.cfg.Notice(fmt.Sprintf("%s -> %s", ln.Addr(), upstream))
+	go p.accept(ln, upstream)
+}
+
+var errBrokerCap = errors.New("broker listener cap reached")
+
+// localPort returns the port of the local stand-in for an upstream
+// broker, listening on a new one the first time the broker is named.
+func (p *Proxy) localPort(upstream string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if port, ok := p.local[upstream]; ok {
+		return port, nil
+	}
+	if p.closing {
+		return 0, net.ErrClosed
+	}
+	if len(p.local) >= p.cfg.MaxBrokers {
+		if !p.capNoted {
+			p.capNoted = true
+			p.cfg.Notice(fmt.Sprintf("%d broker listeners open (the -max-brokers cap); %s and later brokers are not proxied", p.cfg.MaxBrokers, upstream))
+		}
+		return 0, fmt.Errorf("%w (%d): %s left as is", errBrokerCap, p.cfg.MaxBrokers, upstream)
+	}
+	port := 0
+	if r := p.cfg.BrokerPorts; r.First > 0 {
+		if p.nextPort > r.Last {
+			return 0, fmt.Errorf("%w: ports %d-%d all taken: %s left as is", errBrokerCap, r.First, r.Last, upstream)
+		}
+		port = p.nextPort
+		p.nextPort++
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(p.host, strconv.Itoa(port)))
+	if err != nil {
+		return 0, err
+	}
+	port = ln.Addr().(*net.TCPAddr).Port
+	p.local[upstream] = port
+	p.listeners = append(p.listeners, ln)
+	p.wg.Add(1)
+	p.cfg.Notice(fmt.Sprintf("%s -> %s", ln.Addr(), upstream))
+	go p.accept(ln, upstream)
+	return port, nil
+}
+
+// BrokerListeners is the number of broker listeners open, bootstrap not
+// counted.
+func (p *Proxy) BrokerListeners() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.local)
+}
+
+// advertisedHost is the host rewritten responses name to a client that
+// reached the proxy at local.
+func (p *Proxy) advertisedHost(local net.Addr) string {
+	if p.cfg.Advertise != "" {
+		return p.cfg.Advertise
+	}
+	if ip := net.ParseIP(p.host); ip == nil || !ip.IsUnspecified() {
+		return p.host
+	}
+	if h, _, err := net.SplitHostPort(local.String()); err == nil {
+		return h
+	}
+	return p.host
+}
+
+// accept serves one listener; an Accept error other than the listener's
+// close (running out of file descriptors, say) is retried after a pause
+// that doubles up to a second, as net/http does.
+func (p *Proxy) accept(ln net.Listener, upstream string) {
+	defer p.wg.Done()
+	var pause time.Duration
+	for {
+		if !p.takeSlot() {
+			return
+		}
+		c, err := ln.Accept()
+		if err != nil {
+			p.freeSlot()
+			if p.isClosing() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			if pause == 0 {
+				pause = 5 * time.Millisecond
+				p.cfg.Notice(fmt.Sprintf("accept on %s: %v; retrying", ln.Addr(), err))
+			} else {
+				pause = min(2*pause, time.Second)
+			}
+			select {
+			case <-time.After(pause):
+			case <-p.done:
+				return
+			}
+			continue
+		}
+		if pause != 0 {
+			p.cfg.Notice(fmt.Sprintf("accept on %s: accepting again", ln.Addr()))
+			pause = 0
+		}
+		p.mu.Lock()
+		if p.closing {
+			p.mu.Unlock()
+			c.Close()
+			p.freeSlot()
+			return
+		}
+		p.nconn++
+		id := p.nconn
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go p.handle(c, id, upstream)
+	}
+}
+
+func (p *Proxy) takeSlot() bool {
+	if p.slots == nil {
+		return true
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return true
+	default:
+	}
+	p.mu.Lock()
+	if !p.capNoted {
+		p.cfg.Notice(fmt.Sprintf("%d connections open (the -max-conns cap); new clients wait", p.cfg.MaxConns))
+	}
+	p.mu.Unlock()
+	select {
+	case p.slots <- struct{}{}:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
+func (p *Proxy) freeSlot() {
+	if p.slots != nil {
+		<-p.slots
+	}
+}
+
+func (p *Proxy) isClosing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closing
+}
+
+// handle sets up one client connection: its TLS handshake, then the
+// upstream dial, then the relay.
+func (p *Proxy) handle(c net.Conn, id int, upstream string) {
+	defer p.wg.Done()
+	defer p.freeSlot()
+	if m := p.cfg.Metrics; m != nil {
+		m.ConnOpened()
+		defer m.ConnClosed()
+	}
+	info := &Conn{ID: id, ClientAddr: c.RemoteAddr(), LocalAddr: c.LocalAddr(), Upstream: upstream}
+	client := c
+	if p.cfg.TLS != nil {
+		tc := tls.Server(c, p.cfg.TLS)
+		c.SetDeadline(time.Now().Add(p.cfg.DialTimeout))
+		if err := tc.Handshake(); err != nil {
+			note := "TLS handshake: " + err.Error()
+			var rh tls.RecordHeaderError
+			if errors.As(err, &rh) {
+				note = "client speaks plaintext on the TLS port (configure it for TLS, or use a plaintext proxy): " + err.Error()
+			}
+			p.event(info, trafficlog.Close, note)
+			c.Close()
+			return
+		}
+		c.SetDeadline(time.Time{})
+		st := tc.ConnectionState()
+		info.TLS = &st
+		if len(st.VerifiedChains) > 0 && len(st.PeerCertificates) > 0 {
+			info.setPrincipal(st.PeerCertificates[0].Subject.String())
+		}
+		client = tc
+	}
+	up, err := p.dial(upstream)
+	if err != nil {
+		p.event(info, trafficlog.Close, "upstream "+upstream+": "+err.Error()+"; client closed")
+		client.Close()
+		return
+	}
+	cn := newConn(p, info, client, up)
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		client.Close()
+		up.Close()
+		return
+	}
+	p.conns[cn] = struct{}{}
+	p.mu.Unlock()
+	cn.run()
+	p.mu.Lock()
+	delete(p.conns, cn)
+	p.mu.Unlock()
+}
+
+// dial reaches an upstream broker, trying again with a growing pause
+// until DialTimeout has passed: a broker that restarts within it costs
+// the client a delay, not a failed connection.
+func (p *Proxy) dial(upstream string) (net.Conn, error) {
+	deadline := time.Now().Add(p.cfg.DialTimeout)
+	pause := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		nd := &net.Dialer{Deadline: deadline}
+		var c net.Conn
+		var err error
+		if p.cfg.UpstreamTLS != nil {
+			cfg := p.cfg.UpstreamTLS.Clone()
+			if cfg.ServerName == "" {
+				cfg.ServerName, _, _ = net.SplitHostPort(upstream)
+			}
+			c, err = (&tls.Dialer{NetDialer: nd, Config: cfg}).Dial("tcp", upstream)
+		} else {
+			c, err = nd.Dial("tcp", upstream)
+		}
+		if err == nil {
+			return c, nil
+		}
+		wait := min(pause, time.Until(deadline))
+		if wait <= 0 {
+			return nil, fmt.Errorf("%w (%d attempts in %v)", err, attempt, p.cfg.DialTimeout)
+		}
+		select {
+		case <-time.After(wait):
+		case <-p.done:
+			return nil, err
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// event logs a line about a connection that is not about a message.
+func (p *Proxy) event(info *Conn, dir trafficlog.Dir, note string) {
+	if p.cfg.Log == nil {
+		return
+	}
+	p.cfg.Log.Write(trafficlog.Event{Time: time.Now(), Conn: info.ID, Dir: dir, Key: -1,
+		ClientAddr: info.ClientAddr.String(), Principal: info.Principal(), Note: note})
+}
+
+// shutdown stops accepting, drains every connection for up to
+// DrainTimeout, then closes what is left.
+func (p *Proxy) shutdown() {
+	p.mu.Lock()
+	p.closing = true
+	close(p.done)
+	for _, ln := range p.listeners {
+		ln.Close()
+	}
+	conns := make([]*conn, 0, len(p.conns))
+	for c := range p.conns {
+		conns = append(conns, c)
+	}
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.drain()
+	}
+	all := make(chan struct{})
+	go func() { p.wg.Wait(); close(all) }()
+	timer := time.NewTimer(p.cfg.DrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-all:
+		return
+	case <-timer.C:
+	}
+	p.mu.Lock()
+	for c := range p.conns {
+		c.shut()
+	}
+	p.mu.Unlock()
+	<-all
+}
