@@ -48,6 +48,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "kwire")
 	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
+	build.Dir = ".." // run from interop/: the main module, whose go.sum covers the tool's dependencies
 	build.Stderr = os.Stderr
 	check(build.Run())
 

@@ -21,6 +21,7 @@ func TestExampleProxy(t *testing.T) {
 	kcat := lookKcat(t)
 	bin := filepath.Join(t.TempDir(), "kafkaproxy")
 	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/examples/kafkaproxy")
+	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	b, err := realclient.Start(1, nil)

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 	}
 	kwireBin = filepath.Join(dir, "kwire")
 	build := exec.Command("go", "build", "-o", kwireBin, "github.com/kwirelabs/kwire/cmd/kwire")
+	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kwire:", err)
