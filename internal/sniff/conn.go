@@ -31,6 +31,12 @@ const (
 	// searchBudget bounds the bytes of one direction searched for a first
 	// request before a connection is judged not to be Kafka.
 	searchBudget = 16 << 20
+	// detectKeep is how many bytes each side keeps while neither is
+	// known to be the client's.
+	detectKeep = 1 << 20
+	// resyncKeep is how many bytes a broker's side looking for a frame
+	// boundary keeps for requests still to come.
+	resyncKeep = 1 << 20
 	// resyncWait bounds the frame a resynchronising stream waits for: a
 	// larger candidate is passed over rather than buffered on a guess.
 	resyncWait = 4 << 20
@@ -50,6 +56,18 @@ type pendingRequest struct {
 	key, version int16
 }
 
+// heldResponse is a response frame waiting for its request.
+type heldResponse struct {
+	frame []byte
+	at    time.Time
+	dir   int
+}
+
+const (
+	maxHeld      = 1024    // responses held per connection
+	maxHeldBytes = 4 << 20 // ... and their bytes
+)
+
 // half is one direction of a connection.
 type half struct {
 	buf     []byte // bytes received and not yet consumed
@@ -59,6 +77,10 @@ type half struct {
 	syn     bool   // ... and it was a SYN: the stream is seen from its start
 	discard int64  // bytes still to drop of a frame over MaxFrame
 	sought  int64  // bytes dropped looking for a frame boundary since the last one
+	// While looking for a frame boundary: the stream offset up to which
+	// bytes are ruled out, and the offsets of candidates not yet whole.
+	frontier int64
+	waiting  []int64
 }
 
 // conn is one TCP connection: the reassembler's Stream.
@@ -77,7 +99,14 @@ type conn struct {
 	// After a SaslHandshake v0 that succeeded, the next frame each way
 	// is a raw SASL token, not a Kafka message.
 	saslToken [2]bool
+	// held are responses to no request seen yet, kept a while: a
+	// segment the capture missed holds the client's bytes after it in
+	// the reassembler until the hole is declared a gap, and the broker's
+	// answers to them come first.
+	held      []heldResponse
+	heldBytes int
 	mechanism string // the SASL mechanism the client asked for
+	replay    bool   // the broker's side has bytes kept from before the client was known
 	principal string
 	done      bool
 }
@@ -178,6 +207,7 @@ func (c *conn) gap(d, n int, ts time.Time) {
 	wasSynced := h.synced
 	h.pos += int64(cut + n)
 	h.buf, h.synced, h.discard, h.sought = h.buf[:0], false, 0, 0
+	h.frontier, h.waiting = 0, h.waiting[:0]
 	c.saslToken[d] = false
 	if c.state != isKafka {
 		return
@@ -220,6 +250,10 @@ func (c *conn) feed(d int, data []byte, ts time.Time) {
 	if cap(h.buf) > shrinkAbove && len(h.buf) < cap(h.buf)/4 {
 		h.buf = append([]byte(nil), h.buf...)
 	}
+	if c.replay && c.client == d {
+		c.replay = false
+		c.feed(1-d, nil, ts)
+	}
 }
 
 // consume reads what it can of b, the bytes of direction d from h.pos
@@ -261,7 +295,7 @@ func (c *conn) detect(d int, b []byte, ts time.Time) (int, bool) {
 		return 0, false
 	}
 	if h.synced && h.pos == 0 {
-		_, v := plausibleRequest(b, c.s.opt.MaxFrame)
+		_, v := plausibleRequest(b, max(c.s.opt.MaxFrame, kwire.DefaultMaxFrameSize))
 		switch v {
 		case more:
 			return 0, false
@@ -281,13 +315,23 @@ func (c *conn) detect(d int, b []byte, ts time.Time) (int, bool) {
 		c.ignore(ts, "TLS record")
 		return 0, false
 	}
-	n, ok := c.findRequest(b)
+	n, ok := c.findBoundary(d, b, true)
+	if !ok && c.client < 0 {
+		// Either side may turn out to be the broker's: keep its last
+		// bytes, to be read as responses once the client is known.
+		n = min(n, max(len(b)-detectKeep, 0))
+	}
 	h.sought += int64(n)
 	if !ok {
 		if h.sought > searchBudget {
 			c.ignore(ts, "")
 		}
 		return n, false
+	}
+	if c.client < 0 {
+		o := &c.half[1-d]
+		o.frontier, o.waiting, o.sought = 0, o.waiting[:0], 0
+		c.replay = true
 	}
 	c.client = d
 	skipped := h.pos + int64(n)
@@ -318,8 +362,9 @@ func (c *conn) ignore(ts time.Time, why string) {
 		c.half[d].buf = nil
 	}
 	c.s.stats.NotKafka++
-	if why == "" && c.s.ports == nil {
-		return
+	tls := strings.HasPrefix(why, "TLS")
+	if !tls && c.s.ports == nil {
+		return // any TCP connection: not worth a line
 	}
 	if why == "" {
 		why = "no Kafka request found"
@@ -327,7 +372,7 @@ func (c *conn) ignore(ts time.Time, why string) {
 	c.s.conns++
 	c.id = c.s.conns
 	client := max(c.client, 0)
-	if strings.HasPrefix(why, "TLS") {
+	if tls {
 		c.s.stats.TLS++
 		why = fmt.Sprintf("%s on %s → :%d: encrypted, not decodable", why, c.addr[client], c.port[1-client])
 	} else {
@@ -336,55 +381,120 @@ func (c *conn) ignore(ts time.Time, why string) {
 	c.record(&Record{Time: ts, Kind: Skip, Key: -1, Note: why}, client)
 }
 
-// findRequest finds the first offset in b where a request starts that
-// decodes whole: a frame boundary in a client's stream. It returns how
-// many bytes lie before it, or, not finding one, how many bytes can be
-// dropped (those that cannot start one).
-func (c *conn) findRequest(b []byte) (int, bool) {
-	for i := 0; i+4 <= len(b); i++ {
-		size, v := plausibleRequest(b[i:], c.s.opt.MaxFrame)
-		switch {
-		case v == more:
-			return i, false
-		case v == no || size > resyncWait:
-			continue
-		case len(b)-i < 4+size:
-			return i, false
+// findBoundary finds the first offset in b (direction d's bytes from
+// h.pos on) where a frame starts that decodes whole: a request in a
+// client's stream, or else a response to a request in flight. It
+// returns that offset, or, finding none yet, how many bytes can be
+// dropped. A candidate frame not yet whole is remembered and checked
+// again as bytes arrive, and bytes already ruled out are not scanned
+// again; a whole candidate that decodes wins over an earlier one still
+// incomplete.
+func (c *conn) findBoundary(d int, b []byte, requests bool) (int, bool) {
+	h := &c.half[d]
+	base := h.pos
+	if h.frontier < base {
+		h.frontier = base
+	}
+	check := func(i int) verdict {
+		size, v := c.candidate(b[i:], requests)
+		if v != yes {
+			return v
 		}
-		if _, _, err := messages.ReadRequest(b[i : i+4+size]); err == nil {
-			return i, true
+		if len(b)-i < 4+size {
+			return more
+		}
+		if c.decodes(b[i:i+4+size], requests) {
+			return yes
+		}
+		return no
+	}
+	kept := h.waiting[:0]
+	found := -1
+	for _, w := range h.waiting {
+		i := int(w - base)
+		if i < 0 || found >= 0 {
+			continue
+		}
+		switch check(i) {
+		case yes:
+			found = i
+		case more:
+			kept = append(kept, w)
 		}
 	}
-	return max(len(b)-3, 0), false
+	h.waiting = kept
+	i := int(h.frontier - base)
+	for ; found < 0 && i+4 <= len(b); i++ {
+		size, v := c.candidate(b[i:], requests)
+		if v == no {
+			continue
+		}
+		if v == more || len(b)-i < 4+size {
+			if len(h.waiting) == maxWaiting {
+				break // scanned again when bytes arrive
+			}
+			h.waiting = append(h.waiting, base+int64(i))
+			continue
+		}
+		if c.decodes(b[i:i+4+size], requests) {
+			found = i
+		}
+	}
+	if found >= 0 {
+		h.waiting, h.frontier = h.waiting[:0], 0
+		return found, true
+	}
+	h.frontier = base + int64(i)
+	drop := i
+	if len(h.waiting) > 0 {
+		drop = min(drop, int(h.waiting[0]-base))
+	}
+	if !requests {
+		// A response may come before the request it answers is read
+		// (the client's bytes wait behind a hole of their own): keep
+		// the last bytes, scanned again as requests arrive.
+		drop = min(drop, max(len(b)-resyncKeep, 0))
+	}
+	return drop, false
 }
 
-// findResponse finds the first offset in b where a response starts to a
-// request in flight that decodes whole at its version.
-func (c *conn) findResponse(b []byte) (int, bool) {
-	if len(c.pending) == 0 {
-		return max(len(b)-7, 0), false
+// maxWaiting bounds the incomplete candidates a resynchronising
+// direction remembers.
+const maxWaiting = 64
+
+// candidate says whether b starts like a frame a resynchronising
+// direction may take: a plausible request no larger than resyncWait, or
+// a response of sane size to a request in flight.
+func (c *conn) candidate(b []byte, requests bool) (int, verdict) {
+	if requests {
+		size, v := plausibleRequest(b, c.s.opt.MaxFrame)
+		if v == yes && size > resyncWait {
+			return 0, no
+		}
+		return size, v
 	}
-	for i := 0; i+8 <= len(b); i++ {
-		size := int32(binary.BigEndian.Uint32(b[i:]))
-		if size < 4 || int64(size) > int64(c.s.opt.MaxFrame) {
-			continue
-		}
-		p, ok := c.pending[int32(binary.BigEndian.Uint32(b[i+4:]))]
-		if !ok {
-			continue
-		}
-		if len(b)-i < 4+int(size) {
-			if size > resyncWait {
-				continue
-			}
-			return i, false
-		}
-		frame := b[i : i+4+int(size)]
-		if _, _, err := messages.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame)); err == nil {
-			return i, true
-		}
+	if len(b) < 8 {
+		return 0, more
 	}
-	return max(len(b)-7, 0), false
+	size := int32(binary.BigEndian.Uint32(b))
+	if size < 4 || int64(size) > int64(c.s.opt.MaxFrame) {
+		return 0, no
+	}
+	if _, ok := c.pending[int32(binary.BigEndian.Uint32(b[4:]))]; !ok {
+		return 0, no
+	}
+	return int(size), yes
+}
+
+// decodes says whether a whole candidate frame decodes.
+func (c *conn) decodes(frame []byte, requests bool) bool {
+	if requests {
+		_, _, err := messages.ReadRequest(frame)
+		return err == nil
+	}
+	p := c.pending[int32(binary.BigEndian.Uint32(frame[4:]))]
+	_, _, err := messages.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame))
+	return err == nil
 }
 
 // resync finds the next frame boundary in a direction that lost it.
@@ -392,11 +502,7 @@ func (c *conn) resync(d int, b []byte, ts time.Time) (int, bool) {
 	h := &c.half[d]
 	var n int
 	var ok bool
-	if c.client == d {
-		n, ok = c.findRequest(b)
-	} else {
-		n, ok = c.findResponse(b)
-	}
+	n, ok = c.findBoundary(d, b, c.client == d)
 	h.sought += int64(n)
 	if !ok {
 		return n, false
@@ -412,7 +518,7 @@ func (c *conn) resync(d int, b []byte, ts time.Time) (int, bool) {
 
 // nextFrame reads one frame of a synchronised direction and hands it to
 // read; it returns the bytes used and whether to go on.
-func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame []byte, ts time.Time)) (int, bool) {
+func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame []byte, whole bool, ts time.Time)) (int, bool) {
 	h := &c.half[d]
 	if len(b) < 4 {
 		return 0, false
@@ -454,18 +560,18 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 				return 0, true
 			}
 		}
-		head := b[:min(int64(len(b)), 4+size, oversizeHead)]
-		if len(head) < oversizeHead && int64(len(head)) < 4+size {
+		n := min(4+size, oversizeHead)
+		if int64(len(b)) < n {
 			return 0, false
 		}
-		read(d, head, ts)
-		h.discard = 4 + size - int64(len(head))
-		return len(head), true
+		read(d, b[:n], false, ts)
+		h.discard = 4 + size - n
+		return int(n), true
 	}
 	if int64(len(b)) < 4+size {
 		return 0, false
 	}
-	read(d, b[:4+size], ts)
+	read(d, b[:4+size], true, ts)
 	return int(4 + size), true
 }
 
@@ -474,13 +580,14 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 func (c *conn) lostSync(d int, ts time.Time, why string) {
 	h := &c.half[d]
 	h.synced, h.sought = false, 1
+	h.frontier, h.waiting = 0, h.waiting[:0]
 	c.s.stats.Undecodable++
 	c.record(&Record{Time: ts, Kind: Gap, Key: -1, Err: errors.New(why),
 		Note: "not a frame boundary; resynchronising at the next one"}, d)
 }
 
 // request reads one request frame (or the head of one over MaxFrame).
-func (c *conn) request(d int, frame []byte, ts time.Time) {
+func (c *conn) request(d int, frame []byte, whole bool, ts time.Time) {
 	r := Record{Time: ts, Kind: Request, Key: -1, Size: frameSize(frame)}
 	key, version, corr, err := kwire.PeekRequest(frame)
 	if err != nil {
@@ -490,7 +597,6 @@ func (c *conn) request(d int, frame []byte, ts time.Time) {
 		return
 	}
 	r.Key, r.Version, r.CorrelationID = key, version, corr
-	whole := r.Size == len(frame)
 	if whole {
 		var h kwire.RequestHeader
 		h, r.Msg, r.Err = messages.ReadRequest(frame)
@@ -521,15 +627,55 @@ func (c *conn) request(d int, frame []byte, ts time.Time) {
 			p.clientID = &id
 		}
 		c.pending[corr] = p
+		if o := &c.half[1-d]; !o.synced && len(o.buf) > 0 {
+			o.frontier, o.waiting = 0, o.waiting[:0] // a new candidate: scan again
+			c.replay = true
+		}
 	default:
 		r.Note = "no response expected (acks=0)"
 	}
 	c.record(&r, d)
+	if expect && len(c.held) > 0 {
+		c.pairHeld(corr)
+	}
+}
+
+// hold keeps a response to no request seen yet; the oldest goes out
+// unpaired when too many wait.
+func (c *conn) hold(d int, frame []byte, ts time.Time) {
+	c.held = append(c.held, heldResponse{frame: append([]byte(nil), frame...), at: ts, dir: d})
+	c.heldBytes += len(frame)
+	for len(c.held) > maxHeld || c.heldBytes > maxHeldBytes {
+		c.releaseHeld(0)
+	}
+}
+
+// pairHeld answers the request just read from the held responses.
+func (c *conn) pairHeld(corr int32) {
+	for i, h := range c.held {
+		if int32(binary.BigEndian.Uint32(h.frame[4:])) == corr {
+			c.held = append(c.held[:i], c.held[i+1:]...)
+			c.heldBytes -= len(h.frame)
+			c.response(h.dir, h.frame, true, h.at)
+			return
+		}
+	}
+}
+
+// releaseHeld reports held response i as answering no request.
+func (c *conn) releaseHeld(i int) {
+	h := c.held[i]
+	c.held = append(c.held[:i], c.held[i+1:]...)
+	c.heldBytes -= len(h.frame)
+	corr := int32(binary.BigEndian.Uint32(h.frame[4:]))
+	c.s.stats.Unpaired++
+	c.record(&Record{Time: h.at, Kind: Response, Key: -1, CorrelationID: corr, Size: len(h.frame),
+		Err: fmt.Errorf("correlation id %d: no request in the capture", corr)}, h.dir)
 }
 
 // response reads one response frame (or the head of one over MaxFrame)
 // at the version of the request it answers.
-func (c *conn) response(d int, frame []byte, ts time.Time) {
+func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 	r := Record{Time: ts, Kind: Response, Key: -1, Size: frameSize(frame)}
 	corr, err := kwire.PeekResponse(frame)
 	if err != nil {
@@ -540,6 +686,10 @@ func (c *conn) response(d int, frame []byte, ts time.Time) {
 	}
 	r.CorrelationID = corr
 	req, err := c.tracker.Response(frame)
+	if errors.Is(err, kwire.ErrUnknownCorrelation) && whole && len(frame) <= maxHeldBytes/4 {
+		c.hold(d, frame, ts)
+		return
+	}
 	if err != nil && !errors.Is(err, kwire.ErrOutOfOrder) {
 		r.Err = err
 		c.s.stats.Unpaired++
@@ -551,13 +701,19 @@ func (c *conn) response(d int, frame []byte, ts time.Time) {
 	}
 	p := c.pending[corr]
 	delete(c.pending, corr)
-	r.Key, r.Version, r.ClientID, r.Latency = req.APIKey, req.APIVersion, p.clientID, ts.Sub(p.at)
+	r.Key, r.Version, r.ClientID = req.APIKey, req.APIVersion, p.clientID
+	if ts.After(p.at) || ts.Equal(p.at) {
+		r.Latency = ts.Sub(p.at)
+	} else {
+		r.Time, r.Latency = p.at, -1
+		r.Note = join(r.Note, "the capture holds its request after it (a segment came late)")
+	}
 	c.s.stats.Paired++
 	r.Version = responseVersion(req.APIKey, req.APIVersion, frame)
 	if r.Version != req.APIVersion {
 		r.Note = join(r.Note, fmt.Sprintf("the broker's v0 answer to ApiVersions v%d, which it does not read", req.APIVersion))
 	}
-	if r.Size != len(frame) {
+	if !whole {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
 	} else {
 		_, r.Msg, r.Err = messages.ReadResponse(frame, r.Key, r.Version)
@@ -608,6 +764,9 @@ func (c *conn) end() {
 	}
 	if c.state != isKafka {
 		return
+	}
+	for len(c.held) > 0 {
+		c.releaseHeld(0)
 	}
 	var notes []string
 	for d := range c.half {

@@ -55,9 +55,11 @@ type Record struct {
 	Key           int16
 	Version       int16
 	CorrelationID int32
-	ClientID      *string       // the request's, on its response too
-	Latency       time.Duration // responses: since the request, by capture timestamps
-	Size          int           // frame bytes, size prefix included
+	ClientID      *string // the request's, on its response too
+	// Latency is a response's time since its request, by capture
+	// timestamps; -1 when the capture holds the request after it.
+	Latency time.Duration
+	Size    int // frame bytes, size prefix included
 
 	// Msg is the decoded body (valid only during the callback: it may
 	// alias the capture's buffers); nil when it did not decode.
@@ -82,7 +84,9 @@ type Options struct {
 	// connection. Default 1024.
 	MaxInFlight int
 	// Reorder is how long, in capture time, a stream waits for a missing
-	// segment before the hole is reported as a gap. Default 10s.
+	// segment before the hole is reported as a gap: longer than a
+	// retransmission takes, short enough that the broker's answers to
+	// the requests held up behind the hole can wait for them. Default 3s.
 	Reorder time.Duration
 	// Idle is how long, in capture time, a connection may be silent
 	// before its state is dropped. Default 10 minutes.
@@ -103,7 +107,7 @@ func (o *Options) defaults() {
 		o.MaxInFlight = 1024
 	}
 	if o.Reorder <= 0 {
-		o.Reorder = 10 * time.Second
+		o.Reorder = 3 * time.Second
 	}
 	if o.Idle <= 0 {
 		o.Idle = 10 * time.Minute

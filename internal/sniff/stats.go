@@ -76,7 +76,9 @@ func (s *sniffer) record(r *Record) {
 				h = &Histogram{}
 				st.Latency[r.Key] = h
 			}
-			h.Add(r.Latency)
+			if r.Latency >= 0 {
+				h.Add(r.Latency)
+			}
 		}
 	}
 	if r.Kind == Response && r.Msg != nil {
