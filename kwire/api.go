@@ -11,7 +11,7 @@ import (
 // Marshal encodes the body of msg (a struct or a pointer to one) at the
 // given version.
 func Marshal(msg any, version int16) ([]byte, error) {
-	pl, p, err := messagePlan(msg, version, "marshal")
+	pl, p, err := messagePlan(msg, version, "marshal", readValue)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func Append(dst []byte, msg any, version int16) ([]byte, error) {
 
 // appendSlow is Append for a message whose plan is not in hotRoots.
 func appendSlow(dst []byte, msg any, version int16) ([]byte, error) {
-	pl, p, err := messagePlanSlow(msg, version, "marshal")
+	pl, p, err := messagePlanSlow(msg, version, "marshal", readValue)
 	if err != nil {
 		return dst, err
 	}
@@ -59,7 +59,7 @@ func marshalError(pl *plan, err error) error {
 
 // Size is the number of bytes Marshal would produce.
 func Size(msg any, version int16) (int, error) {
-	pl, p, err := messagePlan(msg, version, "size")
+	pl, p, err := messagePlan(msg, version, "size", readValue)
 	if err != nil {
 		return 0, err
 	}
@@ -76,40 +76,6 @@ func Size(msg any, version int16) (int, error) {
 // do not alias data; records fields do. It is Decoder{}.Unmarshal.
 func Unmarshal(data []byte, msg any, version int16) error {
 	return Decoder{}.Unmarshal(data, msg, version)
-}
-
-// messagePlan finds the plan and the struct address of msg. A struct
-// passed by value is copied to the heap once; pass a pointer to avoid it.
-// The common call (a pointer whose plan is cached) is inlined.
-func messagePlan(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
-	if pl, p := cachedRootPlan(msg, version); pl != nil {
-		return pl, p, nil
-	}
-	return messagePlanSlow(msg, version, op)
-}
-
-func messagePlanSlow(msg any, version int16, op string) (*plan, unsafe.Pointer, error) {
-	if pl, p := lookupRootPlan(msg, version); pl != nil {
-		return pl, p, nil
-	}
-	rv := reflect.ValueOf(msg)
-	var p unsafe.Pointer
-	switch {
-	case rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct:
-		p = rv.UnsafePointer()
-		rv = rv.Elem()
-	case rv.Kind() == reflect.Struct:
-		cp := reflect.New(rv.Type())
-		cp.Elem().Set(rv)
-		p = cp.UnsafePointer()
-	default:
-		return nil, nil, &Error{Op: op, Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a non-nil pointer to one"}
-	}
-	pl, err := rootPlan(rv.Type(), version, op)
-	if err == nil && reflect.TypeOf(msg).Kind() == reflect.Pointer {
-		rememberRootPlan(reflect.TypeOf(msg), version, pl)
-	}
-	return pl, p, err
 }
 
 // rootCache maps a pointer-to-message type straight to its plans by
@@ -238,7 +204,7 @@ type MessageInfo struct {
 // one, or a reflect.Type of either), or an error if its tags are invalid
 // at any version it declares (see Validate).
 func Describe(msg any) (MessageInfo, error) {
-	t, err := structType(msg, "plan")
+	t, _, err := messageOf(msg, "plan", typeOnly)
 	if err != nil {
 		return MessageInfo{}, err
 	}

@@ -66,16 +66,10 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 		pl, p = lookupRootPlan(msg, version)
 	}
 	if pl == nil {
-		rv := reflect.ValueOf(msg)
-		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-			return &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
-		}
 		var err error
-		if pl, err = rootPlan(rv.Type().Elem(), version, "unmarshal"); err != nil {
+		if pl, p, err = messagePlanSlow(msg, version, "unmarshal", writeValue); err != nil {
 			return err
 		}
-		rememberRootPlan(rv.Type(), version, pl)
-		p = rv.UnsafePointer()
 	}
 	var d decoder
 	dc.start(&d, data)
@@ -108,7 +102,7 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	}
 	pl, p := cachedRootPlan(body, h.APIVersion)
 	if pl == nil {
-		if pl, p, err = requestBodyPlan(body, h.APIVersion, "unmarshal"); err != nil {
+		if pl, p, err = requestBodyPlan(body, h.APIVersion, "unmarshal", writeValue); err != nil {
 			return h, nil, err
 		}
 	}
@@ -139,12 +133,9 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 	if err != nil {
 		return h, err
 	}
-	pl, p, err := messagePlan(msg, version, "unmarshal")
+	pl, p, err := messagePlan(msg, version, "unmarshal", writeValue)
 	if err != nil {
 		return h, err
-	}
-	if reflect.TypeOf(msg).Kind() != reflect.Pointer {
-		return h, &Error{Op: "unmarshal", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
 	}
 	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
 	var d decoder
@@ -166,18 +157,12 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 // API key and version a request header names; a version the struct does
 // not declare is the header's fault, an error at the version's offset.
 // The common call, a body whose plan is cached, need not come here.
-func requestBodyPlan(body any, version int16, op string) (*plan, unsafe.Pointer, error) {
-	pl, p, err := messagePlan(body, version, op)
-	if err != nil {
-		if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
-			e.Op, e.Offset = "frame", 6
-		}
-		return nil, nil, err
+func requestBodyPlan(body any, version int16, op string, use msgUse) (*plan, unsafe.Pointer, error) {
+	pl, p, err := messagePlan(body, version, op, use)
+	if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
+		e.Op, e.Offset = "frame", 6
 	}
-	if op == "unmarshal" && reflect.TypeOf(body).Kind() != reflect.Pointer {
-		return nil, nil, &Error{Op: op, Type: fmt.Sprintf("%T", body), Offset: -1, Err: ErrNotAMessage, Detail: "newBody must return a pointer"}
-	}
-	return pl, p, nil
+	return pl, p, err
 }
 
 // resetAll zeroes the whole message after a failed decode, which may have

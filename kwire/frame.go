@@ -70,12 +70,12 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
 	var err error
 	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, version, "marshal"); err != nil {
+		if pl, p, err = messagePlanSlow(msg, version, "marshal", readValue); err != nil {
 			return dst, err
 		}
 	}
 	if pl.apiKey < 0 {
-		return dst, &Error{Op: "frame", Type: pl.typ.String(), Offset: -1, Err: ErrNotAMessage, Detail: "the struct names no API key"}
+		return dst, notAMessage("frame", pl.typ.String(), "the struct names no API key")
 	}
 	h := RequestHeader{Version: RequestHeaderVersion(pl.apiKey, version, pl.flexible), APIKey: pl.apiKey,
 		APIVersion: version, CorrelationID: correlationID, ClientID: clientID, UnknownTags: tags}

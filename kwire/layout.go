@@ -61,7 +61,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := requestBodyPlan(body, h.APIVersion, "layout")
+	pl, _, err := requestBodyPlan(body, h.APIVersion, "layout", readValue)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := messagePlan(msg, version, "layout")
+	pl, _, err := messagePlan(msg, version, "layout", readValue)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package kwire
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"reflect"
 	"unsafe"
@@ -14,16 +13,12 @@ import (
 // present, tagged fields and fields the version lacks at their defaults,
 // and records fields one empty RecordBatch v2.
 func FillMinimal(msg any, version int16) error {
-	rv := reflect.ValueOf(msg)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &Error{Op: "fill", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
-	}
-	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
+	pl, p, err := messagePlan(msg, version, "fill", writeValue)
 	if err != nil {
 		return err
 	}
-	rv.Elem().SetZero()
-	fillStruct(pl, rv.UnsafePointer(), 0)
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	fillStruct(pl, p, 0)
 	return nil
 }
 

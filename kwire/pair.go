@@ -155,7 +155,7 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
 	var err error
 	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, version, "marshal"); err != nil {
+		if pl, p, err = messagePlanSlow(msg, version, "marshal", readValue); err != nil {
 			return dst, err
 		}
 	}

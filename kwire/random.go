@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
@@ -21,11 +20,7 @@ type RandomOptions struct {
 // version lacks hold their defaults, as Unmarshal leaves them, so a
 // round trip gives back an equal value.
 func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error {
-	rv := reflect.ValueOf(msg)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &Error{Op: "fill", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: ErrNotAMessage, Detail: "need a non-nil pointer to a struct"}
-	}
-	pl, err := rootPlan(rv.Type().Elem(), version, "fill")
+	pl, p, err := messagePlan(msg, version, "fill", writeValue)
 	if err != nil {
 		return err
 	}
@@ -35,9 +30,9 @@ func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error 
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
 	}
-	rv.Elem().SetZero()
+	reflect.NewAt(pl.typ, p).Elem().SetZero()
 	f := randomFiller{r: r, opts: opts}
-	f.fillStruct(pl, rv.UnsafePointer(), 0)
+	f.fillStruct(pl, p, 0)
 	return nil
 }
 

@@ -48,7 +48,7 @@ type Field struct {
 // message declares; its flexible versions decide compactness and tags.
 // Schemas are cached: callers must not modify them.
 func SchemaOf(msg any, version int16) (*Schema, error) {
-	t, err := structType(msg, "schema")
+	t, _, err := messageOf(msg, "schema", typeOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"fmt"
 	"reflect"
 	"sort"
 )
@@ -16,27 +15,11 @@ import (
 // is never flexible on its own, so one with tagged fields (meant to sit
 // inside a flexible message) fails; validate the message holding it.
 func Validate(msg any) error {
-	t, err := structType(msg, "plan")
+	t, _, err := messageOf(msg, "plan", typeOnly)
 	if err != nil {
 		return err
 	}
 	return validType(t)
-}
-
-// structType is the struct type behind msg (a struct, a pointer to one, or
-// a reflect.Type of either); op names the caller in the error.
-func structType(msg any, op string) (reflect.Type, error) {
-	t, ok := msg.(reflect.Type)
-	if !ok {
-		t = reflect.TypeOf(msg)
-	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil, &Error{Op: op, Type: fmt.Sprint(t), Offset: -1, Err: ErrNotAMessage, Detail: "need a struct or a pointer to one"}
-	}
-	return t, nil
 }
 
 // validType validates struct type t as a top-level message, once.

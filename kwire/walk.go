@@ -18,17 +18,11 @@ var SkipChildren = errors.New("skip the children of this field")
 // fn gets the field's path, its schema and its value; an error from fn
 // other than SkipChildren stops the walk and is returned.
 func Walk(msg any, version int16, fn func(path *Path, f *Field, v reflect.Value) error) error {
-	s, err := SchemaOf(msg, version)
+	pl, p, err := messagePlan(msg, version, "walk", readValue)
 	if err != nil {
 		return err
 	}
-	rv := reflect.ValueOf(msg)
-	for rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return &Error{Op: "walk", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: ErrNotAMessage, Detail: "nil pointer"}
-		}
-		rv = rv.Elem()
-	}
+	s, rv := schemaOfPlan(pl), reflect.NewAt(pl.typ, p).Elem()
 	w := walker{fn: fn}
 	return w.walkStruct(s, rv)
 }

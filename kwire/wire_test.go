@@ -338,12 +338,6 @@ func TestNullableStructMarker(t *testing.T) {
 	require.NoError(t, exact.Unmarshal(mustHex(t, "ff"), new(presence), 1))
 }
 
-func TestNotAMessage(t *testing.T) {
-	_, err := kwire.Marshal(42, 0)
-	assert.ErrorIs(t, err, kwire.ErrNotAMessage)
-	assert.ErrorIs(t, kwire.Unmarshal(nil, outer{}, 0), kwire.ErrNotAMessage)
-}
-
 func TestVersionRangeParse(t *testing.T) {
 	for in, want := range map[string]kwire.VersionRange{
 		"0+": {Min: 0, Max: 0x7fff}, "3-5": {Min: 3, Max: 5}, "7": {Min: 7, Max: 7}, "none": kwire.NoVersions,
