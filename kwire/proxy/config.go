@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"crypto/tls"
+	"net"
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -71,6 +73,10 @@ type Config struct {
 	// UpstreamTLS, when set, speaks TLS to the upstream brokers; an empty
 	// ServerName is each broker's host.
 	UpstreamTLS *tls.Config
+	// Dial, when set, opens connections to upstream brokers (through a
+	// SOCKS proxy, say); default a net.Dialer. TLS, when configured, is
+	// added on top.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Filters see each decoded request (in order) and response (in
 	// reverse order).

@@ -139,3 +139,7 @@ func TestFilterCloses(t *testing.T) {
 	assert.Contains(t, log.String(), "closed by a filter: no heartbeats here")
 	assert.Empty(t, up.received())
 }
+
+// yield lets other goroutines run while a test waits for a state it
+// polls.
+func yield() { time.Sleep(time.Millisecond) }

@@ -310,32 +310,42 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 // until DialTimeout has passed: a broker that restarts within it costs
 // the client a delay, not a failed connection.
 func (p *Proxy) dial(upstream string) (net.Conn, error) {
-	deadline := time.Now().Add(p.cfg.DialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DialTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	dial := p.cfg.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
 	pause := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		nd := &net.Dialer{Deadline: deadline}
-		var c net.Conn
-		var err error
-		if p.cfg.UpstreamTLS != nil {
+		c, err := dial(ctx, "tcp", upstream)
+		if err == nil && p.cfg.UpstreamTLS != nil {
 			cfg := p.cfg.UpstreamTLS.Clone()
 			if cfg.ServerName == "" {
 				cfg.ServerName, _, _ = net.SplitHostPort(upstream)
 			}
-			c, err = (&tls.Dialer{NetDialer: nd, Config: cfg}).Dial("tcp", upstream)
-		} else {
-			c, err = nd.Dial("tcp", upstream)
+			tc := tls.Client(c, cfg)
+			if err = tc.HandshakeContext(ctx); err != nil {
+				c.Close()
+				// a certificate the proxy refuses will not change on retry
+				return nil, fmt.Errorf("TLS to upstream: %w", err)
+			}
+			c = tc
 		}
 		if err == nil {
 			return c, nil
 		}
-		wait := min(pause, time.Until(deadline))
-		if wait <= 0 {
-			return nil, fmt.Errorf("%w (%d attempts in %v)", err, attempt, p.cfg.DialTimeout)
-		}
 		select {
-		case <-time.After(wait):
-		case <-p.done:
-			return nil, err
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (%d attempts in %v)", err, attempt, p.cfg.DialTimeout)
 		}
 		pause = min(2*pause, time.Second)
 	}

@@ -1,0 +1,343 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// answeringUpstream accepts any number of connections and answers every
+// request with its API's empty response (Metadata: the canned one).
+type answeringUpstream struct {
+	ln       net.Listener
+	metadata atomic.Pointer[messages.MetadataResponse]
+	hold     chan struct{} // when set, each answer waits for a value
+}
+
+func startAnswering(t *testing.T, ln net.Listener) *answeringUpstream {
+	if ln == nil {
+		var err error
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+	}
+	u := &answeringUpstream{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go u.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return u
+}
+
+func (u *answeringUpstream) serve(c net.Conn) {
+	defer c.Close()
+	frames := kwire.NewFrameReader(c, 0)
+	for {
+		f, err := frames.Next()
+		if err != nil {
+			return
+		}
+		h, _, err := messages.ReadRequest(f)
+		if err != nil {
+			return
+		}
+		var resp any
+		if md := u.metadata.Load(); md != nil && h.APIKey == 3 {
+			resp = md
+		} else if resp, err = messages.Default.ResponseFor(h.APIKey, h.APIVersion); err != nil {
+			return
+		}
+		if u.hold != nil {
+			<-u.hold
+		}
+		out, err := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
+		if err != nil {
+			return
+		}
+		c.Write(out)
+	}
+}
+
+// roundTrip sends a Heartbeat and reads its answer.
+func roundTrip(c net.Conn, corr int32) error {
+	if _, err := c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, corr, nil))); err != nil {
+		return err
+	}
+	f, err := kwire.NewFrameReader(c, 0).Next()
+	if err != nil {
+		return err
+	}
+	got, err := kwire.PeekResponse(f)
+	if err == nil && got != corr {
+		err = fmt.Errorf("correlation id %d, want %d", got, corr)
+	}
+	return err
+}
+
+// flakyListener fails its first Accepts as a process out of file
+// descriptors does.
+type flakyListener struct {
+	net.Listener
+	fails atomic.Int32
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.fails.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	return l.Listener.Accept()
+}
+
+// TestAcceptErrorsAreRetried (defect 2): EMFILE from Accept pauses the
+// listener; it does not end it.
+func TestAcceptErrorsAreRetried(t *testing.T) {
+	up := startAnswering(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	fl := &flakyListener{Listener: ln}
+	fl.fails.Store(5)
+	var notices []string
+	var mu sync.Mutex
+	p := New(Config{Upstream: up.ln.Addr().String(), Notice: func(m string) { mu.Lock(); notices = append(notices, m); mu.Unlock() }})
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- p.ServeListener(ctx, fl) }()
+	<-p.Ready()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, roundTrip(c, 1))
+	stop()
+	require.NoError(t, <-served)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, fmt.Sprint(notices), "too many open files; retrying")
+}
+
+// TestUpstreamDialledBeforeRelaying (defect 3): a client that arrives
+// while the upstream is down is held, not closed, while the proxy keeps
+// dialling; when the upstream comes back its request is answered.
+func TestUpstreamDialledBeforeRelaying(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close() // the upstream is down
+	log := &syncBuffer{}
+	var dials atomic.Int32
+	p := startProxy(t, Config{Upstream: addr, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, a)
+	}}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 7, nil)))
+	require.NoError(t, err)
+	for dials.Load() < 2 {
+		yield()
+	}
+	ln2, err := net.Listen("tcp", addr) // the upstream is back
+	require.NoError(t, err)
+	startAnswering(t, ln2)
+	f, err := kwire.NewFrameReader(c, 0).Next()
+	require.NoError(t, err, "log:\n%s", log.String())
+	corr, _ := kwire.PeekResponse(f)
+	assert.EqualValues(t, 7, corr)
+}
+
+// TestUpstreamDownClosesAfterDialTimeout (defect 3): a client whose
+// upstream stays down is closed once the dial gives up, with the reason
+// logged.
+func TestUpstreamDownClosesAfterDialTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: addr, DialTimeout: 1}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = kwire.NewFrameReader(c, 0).Next()
+	assert.ErrorIs(t, err, io.EOF)
+	require.NoError(t, p.close())
+	assert.Contains(t, log.String(), "upstream "+addr)
+	assert.Contains(t, log.String(), "client closed")
+}
+
+// TestDialsAreConcurrent (defect 4): three clients whose dials hang are
+// all being dialled at once, not one after another.
+func TestDialsAreConcurrent(t *testing.T) {
+	release := make(chan struct{})
+	var inDial atomic.Int32
+	all := make(chan struct{})
+	p := startProxy(t, Config{Upstream: "192.0.2.1:9092", Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+		if inDial.Add(1) == 3 {
+			close(all)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, errors.New("blackholed")
+	}}, io.Discard, trafficlog.Options{})
+	for range 3 {
+		c, err := net.Dial("tcp", p.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+	}
+	<-all // with serial dials this never happens
+	close(release)
+}
+
+// TestIdleTimeout (defect 5): a client that sends nothing is closed after
+// IdleTimeout; one waiting for an answer is not.
+func TestIdleTimeout(t *testing.T) {
+	up := startAnswering(t, nil)
+	up.hold = make(chan struct{})
+	log := &syncBuffer{}
+	const idleTimeout = 20 * time.Millisecond
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), IdleTimeout: idleTimeout}, log, trafficlog.Options{})
+	idle, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer idle.Close()
+	_, err = kwire.NewFrameReader(idle, 0).Next()
+	assert.ErrorIs(t, err, io.EOF)
+
+	busy, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer busy.Close()
+	_, err = busy.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+	require.NoError(t, err)
+	waitFor(t, log, "request  Heartbeat")
+	time.Sleep(5 * idleTimeout) // several idle timeouts pass while the request is in flight
+	close(up.hold)
+	f, err := kwire.NewFrameReader(busy, 0).Next()
+	require.NoError(t, err, "log:\n%s", log.String())
+	corr, _ := kwire.PeekResponse(f)
+	assert.EqualValues(t, 1, corr)
+}
+
+// TestMaxConns (defect 5): with MaxConns 1 a second client is served only
+// once the first has gone.
+func TestMaxConns(t *testing.T) {
+	up := startAnswering(t, nil)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxConns: 1}, io.Discard, trafficlog.Options{})
+	first, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	require.NoError(t, roundTrip(first, 1))
+	second, err := net.Dial("tcp", p.Addr().String()) // in the backlog
+	require.NoError(t, err)
+	defer second.Close()
+	_, err = second.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 2, nil)))
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() {
+		_, err := kwire.NewFrameReader(second, 0).Next()
+		served <- err
+	}()
+	require.NoError(t, roundTrip(first, 3), "the first client is still served")
+	select {
+	case err := <-served:
+		t.Fatalf("the second client was served while the first was open (%v)", err)
+	default:
+	}
+	first.Close()
+	require.NoError(t, <-served)
+}
+
+// TestMaxBrokers (defect 6): a Metadata response naming 50 brokers opens
+// MaxBrokers listeners; the rest keep their addresses, with a note.
+func TestMaxBrokers(t *testing.T) {
+	up := startAnswering(t, nil)
+	md := messages.NewMetadataResponse()
+	for i := range 50 {
+		md.Brokers = append(md.Brokers, messages.MetadataResponseBroker{NodeID: int32(i), Host: "192.0.2.1", Port: int32(9000 + i)})
+	}
+	up.metadata.Store(md)
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxBrokers: 8}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 1, nil)))
+	require.NoError(t, err)
+	_, body, err := messages.ReadResponse(readFrame(t, c), 3, 12)
+	require.NoError(t, err)
+	assert.Equal(t, 8, p.BrokerListeners())
+	rewritten := 0
+	for _, b := range body.(*messages.MetadataResponse).Brokers {
+		if b.Host == "127.0.0.1" {
+			rewritten++
+		}
+	}
+	assert.Equal(t, 8, rewritten)
+	require.NoError(t, p.close())
+	assert.Contains(t, log.String(), "broker listener cap reached")
+}
+
+// TestShutdownDrains (defect 7): a request in flight when the proxy is
+// told to stop is still answered; then the connection closes.
+func TestShutdownDrains(t *testing.T) {
+	up := startAnswering(t, nil)
+	up.hold = make(chan struct{})
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 9, nil)))
+	require.NoError(t, err)
+	waitFor(t, log, "request  Heartbeat")
+	closed := make(chan error, 1)
+	go func() { closed <- p.close() }()
+	for !p.isClosing() {
+		yield()
+	}
+	close(up.hold)
+	frames := kwire.NewFrameReader(c, 0)
+	f, err := frames.Next()
+	require.NoError(t, err, "the in-flight response was dropped")
+	corr, _ := kwire.PeekResponse(f)
+	assert.EqualValues(t, 9, corr)
+	_, err = frames.Next()
+	assert.ErrorIs(t, err, io.EOF)
+	require.NoError(t, <-closed)
+}
+
+// TestTLSOnPlaintextPort (defect 7): a ClientHello on the plaintext port
+// gets one line that says what to do.
+func TestTLSOnPlaintextPort(t *testing.T) {
+	up := startAnswering(t, nil)
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	hello := []byte{0x16, 0x03, 0x01, 0x01, 0x2c, 0x01, 0x00, 0x01, 0x28, 0x03, 0x03}
+	_, err = c.Write(append(hello, make([]byte, 300)...))
+	require.NoError(t, err)
+	_, err = kwire.NewFrameReader(c, 0).Next()
+	assert.Error(t, err)
+	require.NoError(t, p.close())
+	assert.Contains(t, log.String(), "client speaks TLS; start the proxy with -tls-cert")
+}
