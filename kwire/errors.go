@@ -21,7 +21,7 @@ var (
 	ErrInvalidSpec        = errors.New("invalid kafka struct tag")
 	ErrNotAMessage        = errors.New("not a message struct")
 	ErrUnknownAPI         = errors.New("unknown API key")
-	ErrTooLarge           = errors.New("decoding would allocate more than allowed")
+	ErrTooLarge           = errors.New("past a decoding limit")
 
 	// Stream framing (stream.go): ErrIncomplete means "read more bytes",
 	// never "invalid"; ErrFrameTooLarge is a size prefix above the limit.

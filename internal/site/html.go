@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/kwirelabs/kwire/internal/sizes"
@@ -153,7 +154,7 @@ func sideViewOf(s *Side, prefix, id, heading string, version int16, schema *sche
 		}
 		sv.Rows = append(sv.Rows, r)
 	}
-	sv.Fields = fieldRows(s.Fields, 0, nil)
+	sv.Fields = fieldRows(s.Schema, 0, nil)
 	if schema != nil {
 		sv.SchemaPath, sv.SchemaJSON = schema.path, schema.json
 	}
@@ -194,11 +195,21 @@ func flatten(root *kwire.Node) []flatNode {
 	return out
 }
 
-func fieldRows(fields []kwire.FieldInfo, depth int, out []fieldRow) []fieldRow {
-	for _, f := range fields {
-		wire := f.Type
-		if f.Elem != "" {
-			wire = "array of " + f.Elem
+// maxFieldDepth stops a recursive type (a struct holding itself) from
+// filling the table forever.
+const maxFieldDepth = 32
+
+// fieldRows is the schema table: a row a field, in wire order then the
+// tagged fields, the fields of structs and of arrays of structs indented
+// under them.
+func fieldRows(s *kwire.Schema, depth int, out []fieldRow) []fieldRow {
+	if depth > maxFieldDepth {
+		return out
+	}
+	for _, f := range s.Fields {
+		wire, sub := f.Wire, f.Struct
+		if f.Elem != nil {
+			wire, sub = "array of "+f.Elem.Wire, f.Elem.Struct
 		}
 		var notes []string
 		if f.Compact {
@@ -216,11 +227,27 @@ func fieldRows(fields []kwire.FieldInfo, depth int, out []fieldRow) []fieldRow {
 		if f.Ignorable {
 			notes = append(notes, "ignorable")
 		}
-		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: f.GoType,
+		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: goTypeName(f.Type),
 			Wire: wire, Notes: strings.Join(notes, ", ")})
-		out = fieldRows(f.Fields, depth+1, out)
+		if sub != nil {
+			out = fieldRows(sub, depth+1, out)
+		}
 	}
 	return out
+}
+
+// goTypeName writes a Go type without its package: []T, *T, T.
+func goTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "[]" + goTypeName(t.Elem())
+	case reflect.Pointer:
+		return "*" + goTypeName(t.Elem())
+	}
+	if t.Name() == "" {
+		return t.String()
+	}
+	return t.Name()
 }
 
 // IndexEntry is one API's row of the index.

@@ -46,8 +46,8 @@ type Side struct {
 	HeaderVersion int16
 	Frame         []byte
 	Tree          *kwire.Node
-	Cats          []Category // one per byte of Frame
-	Fields        []kwire.FieldInfo
+	Cats          []Category    // one per byte of Frame
+	Schema        *kwire.Schema // the body at the page's version, as kwire's plan encodes it
 	Versions      kwire.VersionRange
 	Flexible      kwire.VersionRange
 }
@@ -125,7 +125,7 @@ func buildSide(msg any, version int16, response bool) (*Side, error) {
 	if err := openRecords(s.Tree, s.Frame); err != nil {
 		return nil, fmt.Errorf("%s v%d: %w", s.Message, version, err)
 	}
-	if s.Fields, err = kwire.Fields(msg, version); err != nil {
+	if s.Schema, err = kwire.SchemaOf(msg, version); err != nil {
 		return nil, err
 	}
 	s.Cats = categorize(s.Tree, len(s.Frame), response)

@@ -3,26 +3,30 @@ package record
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kwirelabs/kwire/kwire"
 )
 
 // Sentinels for errors.Is. Every error the package returns for bad input is
-// an *Error wrapping one of these.
+// an *Error wrapping one of these. The four a message body can fail with
+// too are kwire's own, so errors.Is(err, kwire.ErrTooLarge) holds whether
+// a Fetch response or a batch inside it went past a limit.
 var (
 	// ErrTruncated: the input ends inside a structure whose length it
 	// declared (inside a complete batch; a batch cut short at the end of a
 	// Fetch response is not an error, see Reader.Partial).
-	ErrTruncated = errors.New("truncated")
-	// ErrCRCMismatch: the stored checksum does not match the bytes.
-	ErrCRCMismatch = errors.New("crc mismatch")
+	ErrTruncated = kwire.ErrTruncated
 	// ErrBadVarint: a varint is longer than its type allows.
-	ErrBadVarint = errors.New("bad varint")
+	ErrBadVarint = kwire.ErrBadVarint
 	// ErrInvalidLength: a length or count is negative, below the minimum,
 	// larger than the bytes that remain, or disagrees with what was read.
-	ErrInvalidLength = errors.New("invalid length")
+	ErrInvalidLength = kwire.ErrInvalidLength
 	// ErrTooLarge: a batch exceeds one of the Reader's limits: its
 	// decompressed size, its record count or its header count (a bomb, or
 	// a limit set too low).
-	ErrTooLarge = errors.New("exceeds the limit")
+	ErrTooLarge = kwire.ErrTooLarge
+	// ErrCRCMismatch: the stored checksum does not match the bytes.
+	ErrCRCMismatch = errors.New("crc mismatch")
 	// ErrUnknownCodec: the compression codec bits name no known codec.
 	ErrUnknownCodec = errors.New("unknown compression codec")
 	// ErrUnknownMagic: the magic byte is not 0, 1 or 2.

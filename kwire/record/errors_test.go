@@ -8,6 +8,8 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/kwirelabs/kwire/kwire"
 )
 
 // readErr reads data to the end and returns the first error.
@@ -63,6 +65,9 @@ func TestTruncatedInsideBatch(t *testing.T) {
 	fixBatchLengthAndCRC(b)
 	e := wantErr(t, readErr(b, 0), ErrTruncated, len(b))
 	t.Log(e)
+	if !errors.Is(e, kwire.ErrTruncated) {
+		t.Fatalf("%v is not kwire.ErrTruncated: a message cut short and a batch cut short should be one sentinel", e)
+	}
 
 	// A control key shorter than four bytes.
 	_, err := ParseControlKey([]byte{0, 0, 0})
@@ -172,7 +177,7 @@ func TestDecompressionBomb(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			err = readErr(bomb, limit)
 			runtime.ReadMemStats(&after)
-			e := wantErr(t, err, ErrTooLarge, batchHeaderLen)
+			e := wantErr(t, err, kwire.ErrTooLarge, batchHeaderLen) // one sentinel for every decoding limit
 			t.Logf("%d-byte batch: %v; allocated %d KiB", len(bomb), e, (after.TotalAlloc-before.TotalAlloc)>>10)
 			// Pooled decoders may allocate their own state the first
 			// time; the output buffer is what must stay bounded.
