@@ -123,3 +123,10 @@ func publicError(op, typ string, err error) error {
 	}
 	return &Error{Op: op, Type: typ, Path: path, Offset: fe.offset, Detail: fe.detail, Err: fe.err}
 }
+
+func shiftOffset(err error, by int) error {
+	if fe, ok := err.(*fieldError); ok && fe.offset >= 0 {
+		fe.offset += by
+	}
+	return err
+}

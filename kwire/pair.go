@@ -147,24 +147,3 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 	}
 	return int16(binary.BigEndian.Uint16(d.src[d.off:])), nil
 }
-
-// AppendResponseWithHeader is AppendResponse for a caller that has a
-// whole header, tagged fields included (a proxy passing a response on):
-// the header's version is worked out from msg at version.
-func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
-	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
-	var err error
-	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, version, "marshal", readValue); err != nil {
-			return dst, err
-		}
-	}
-	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	start := len(dst)
-	b := appendResponseHeader(append(dst, 0, 0, 0, 0), h)
-	if b, err = encodeStruct(b, pl, p); err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
-	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-	return b, nil
-}

@@ -148,3 +148,25 @@ func goTypeName(t reflect.Type) string {
 	}
 	return t.Name()
 }
+
+// MessageInfo is what a message struct's `_ struct{}` tag declares.
+type MessageInfo struct {
+	APIKey   int16 // -1 when the struct names no API
+	Versions VersionRange
+	Flexible VersionRange
+}
+
+// Describe returns the message facts of msg's type (a struct, a pointer to
+// one, or a reflect.Type of either), or an error if its tags are invalid
+// at any version it declares (see Validate).
+func Describe(msg any) (MessageInfo, error) {
+	t, _, err := messageOf(msg, "plan", typeOnly)
+	if err != nil {
+		return MessageInfo{}, err
+	}
+	if err := validType(t); err != nil {
+		return MessageInfo{}, err
+	}
+	ti := infoFor(t)
+	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
+}
