@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +29,10 @@ type proxyFlags struct {
 	Unstable, StripUnknown                   bool
 	MaxFrame, MaxConns, MaxBrokers           int
 	DialTimeout, IdleTimeout, DrainTimeout   time.Duration
+
+	TLSCert, TLSKey, TLSClientCA                          string
+	UpstreamTLS                                           bool
+	UpstreamCA, UpstreamCert, UpstreamKey, UpstreamServer string
 }
 
 func (f *proxyFlags) register(fs *flag.FlagSet) {
@@ -45,6 +51,68 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.DialTimeout, "dial-timeout", 10*time.Second, "how long to keep trying the upstream for a new client before closing it")
 	fs.DurationVar(&f.IdleTimeout, "idle-timeout", 0, "close a client idle this long with nothing in flight (0: never)")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long in-flight requests have to be answered")
+	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve clients TLS with this PEM certificate (chain); reloaded when the file changes")
+	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
+	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
+	fs.BoolVar(&f.UpstreamTLS, "upstream-tls", false, "speak TLS to the upstream brokers (implied by the other -upstream-* TLS flags)")
+	fs.StringVar(&f.UpstreamCA, "upstream-ca", "", "PEM CAs to verify the upstream brokers with (default: the system's)")
+	fs.StringVar(&f.UpstreamCert, "upstream-cert", "", "a PEM client certificate for the upstream brokers")
+	fs.StringVar(&f.UpstreamKey, "upstream-key", "", "the PEM key of -upstream-cert")
+	fs.StringVar(&f.UpstreamServer, "upstream-server-name", "", "the name upstream certificates must carry (default: each broker's host)")
+}
+
+// tlsConfigs builds the client-side and upstream-side TLS settings.
+func (f *proxyFlags) tlsConfigs() (serve, upstream *tls.Config, err error) {
+	if (f.TLSCert == "") != (f.TLSKey == "") {
+		return nil, nil, fmt.Errorf("-tls-cert and -tls-key go together")
+	}
+	if f.TLSClientCA != "" && f.TLSCert == "" {
+		return nil, nil, fmt.Errorf("-tls-client-ca needs -tls-cert and -tls-key")
+	}
+	if f.TLSCert != "" {
+		certs, err := proxy.LoadCertFiles(f.TLSCert, f.TLSKey)
+		if err != nil {
+			return nil, nil, err
+		}
+		serve = &tls.Config{GetCertificate: certs.GetCertificate, MinVersion: tls.VersionTLS12}
+		if f.TLSClientCA != "" {
+			if serve.ClientCAs, err = loadPool(f.TLSClientCA); err != nil {
+				return nil, nil, err
+			}
+			serve.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	}
+	if (f.UpstreamCert == "") != (f.UpstreamKey == "") {
+		return nil, nil, fmt.Errorf("-upstream-cert and -upstream-key go together")
+	}
+	if f.UpstreamTLS || f.UpstreamCA != "" || f.UpstreamCert != "" || f.UpstreamServer != "" {
+		upstream = &tls.Config{ServerName: f.UpstreamServer, MinVersion: tls.VersionTLS12}
+		if f.UpstreamCA != "" {
+			if upstream.RootCAs, err = loadPool(f.UpstreamCA); err != nil {
+				return nil, nil, err
+			}
+		}
+		if f.UpstreamCert != "" {
+			certs, err := proxy.LoadCertFiles(f.UpstreamCert, f.UpstreamKey)
+			if err != nil {
+				return nil, nil, err
+			}
+			upstream.GetClientCertificate = certs.GetClientCertificate
+		}
+	}
+	return serve, upstream, nil
+}
+
+func loadPool(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s: no PEM certificate", path)
+	}
+	return pool, nil
 }
 
 func parsePortRange(s string) (proxy.PortRange, error) {
@@ -77,12 +145,17 @@ func runProxy(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
+	serveTLS, upstreamTLS, err := f.tlsConfigs()
+	if err != nil {
+		return fmt.Errorf("proxy: %v", err)
+	}
 	notice := func(msg string) { fmt.Fprintf(os.Stderr, "kwire proxy: %s\n", msg) }
 	cfg := proxy.Config{
 		Listen: f.Listen, Upstream: f.Upstream, Advertise: f.Advertise, BrokerPorts: ports,
 		MaxBrokers: f.MaxBrokers, MaxConns: f.MaxConns, MaxFrame: f.MaxFrame,
 		DialTimeout: f.DialTimeout, IdleTimeout: f.IdleTimeout, DrainTimeout: f.DrainTimeout,
 		Unstable: f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
+		TLS: serveTLS, UpstreamTLS: upstreamTLS,
 	}
 	if f.Log != "off" {
 		w := out

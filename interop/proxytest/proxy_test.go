@@ -163,6 +163,7 @@ type logLine struct {
 	LatencyMs     *float64        `json:"latency_ms"`
 	Undecodable   string          `json:"undecodable"`
 	Note          string          `json:"note"`
+	Principal     string          `json:"principal"`
 	Body          json.RawMessage `json:"body"`
 	raw           []byte
 }
