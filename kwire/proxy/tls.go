@@ -36,7 +36,9 @@ func LoadCertFiles(certFile, keyFile string) (*CertFiles, error) {
 }
 
 // GetCertificate is for tls.Config.GetCertificate (serving).
-func (c *CertFiles) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.current() }
+func (c *CertFiles) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return c.current()
+}
 
 // GetClientCertificate is for tls.Config.GetClientCertificate (a client
 // certificate to the upstream).
