@@ -27,6 +27,7 @@ type proxyFlags struct {
 	Log                                      string
 	LogQueue                                 int
 	Unstable, StripUnknown                   bool
+	AsKafka                                  string
 	MaxFrame, MaxConns, MaxBrokers           int
 	DialTimeout, IdleTimeout, DrainTimeout   time.Duration
 
@@ -45,6 +46,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.LogQueue, "log-queue", 4096, "log lines that may wait for the output before lines are dropped (and counted)")
 	fs.BoolVar(&f.Unstable, "unstable", false, "let clients use API versions Kafka marks unstable")
 	fs.BoolVar(&f.StripUnknown, "strip-unknown", false, "remove API keys kwire does not know (vendor, future) from ApiVersions")
+	fs.StringVar(&f.AsKafka, "as-kafka", "", "offer clients only what this Kafka release does (3.7, 2.8, 4.0, 3.7-kraft: see kwire apis -releases)")
 	fs.IntVar(&f.MaxFrame, "max-frame", kwire.DefaultMaxFrameSize, "the largest frame relayed (size prefix)")
 	fs.IntVar(&f.MaxConns, "max-conns", 0, "client connections open at once (0: no bound); more wait in the backlog")
 	fs.IntVar(&f.MaxBrokers, "max-brokers", 256, "broker listeners the proxy opens at most")
@@ -156,6 +158,9 @@ func runProxy(args []string, out io.Writer) error {
 		DialTimeout: f.DialTimeout, IdleTimeout: f.IdleTimeout, DrainTimeout: f.DrainTimeout,
 		Unstable: f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
+	}
+	if err := f.applyAsKafka(&cfg); err != nil {
+		return fmt.Errorf("proxy: %v", err)
 	}
 	if f.Log != "off" {
 		w := out

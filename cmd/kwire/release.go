@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )
@@ -200,4 +201,23 @@ func probeTLS(addr, caFile string, insecure bool) (*tls.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// applyAsKafka makes the proxy offer what a Kafka release offers
+// (`kwire proxy -as-kafka 3.7`): ApiVersions answers are clamped to the
+// release's table, and API keys Kafka does not have are dropped. It can
+// only narrow: what the cluster itself lacks stays out.
+func (f *proxyFlags) applyAsKafka(cfg *proxy.Config) error {
+	if f.AsKafka == "" {
+		return nil
+	}
+	if f.Unstable {
+		return fmt.Errorf("-as-kafka and -unstable: a release offers no unstable versions")
+	}
+	r, err := release.ByName(f.AsKafka)
+	if err != nil {
+		return fmt.Errorf("-as-kafka: %w", err)
+	}
+	cfg.Versions, cfg.StripUnknown = r.APIs, true
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )
@@ -190,4 +193,57 @@ func TestProbeTLS(t *testing.T) {
 	assert.Contains(t, out.String(), "looks like Kafka 4.4 (KRaft broker)\n")
 	assert.ErrorContains(t, run([]string{"probe", "-tls", "-b", serve()}, &out), "certificate")
 	assert.ErrorContains(t, run([]string{"probe", "-tls-insecure", "-b", serve()}, &out), "need -tls")
+}
+
+// TestProxyAsKafka: behind kwire proxy -as-kafka, a 4.4 cluster answers
+// ApiVersions as the release named: exactly 4.0's table, or for 3.7 its
+// APIs no wider than 3.7's (the cluster has no ZooKeeper-mode APIs, and
+// refuses the versions 4.0 removed).
+func TestProxyAsKafka(t *testing.T) {
+	upstream, err := release.ByName("4.4")
+	require.NoError(t, err)
+	withVendorKey := append(slices.Clone(upstream.APIs), kwire.APIVersions{APIKey: 1000, MaxVersion: 3})
+	ask := func(asKafka string) release.Match {
+		f := proxyFlags{AsKafka: asKafka}
+		cfg := proxy.Config{Upstream: serveApiVersions(t, withVendorKey, nil)}
+		require.NoError(t, f.applyAsKafka(&cfg))
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		p := proxy.New(cfg)
+		ctx, stop := context.WithCancel(context.Background())
+		served := make(chan error, 1)
+		go func() { served <- p.ServeListener(ctx, ln) }()
+		defer func() { stop(); require.NoError(t, <-served) }()
+		<-p.Ready()
+		conn, err := net.Dial("tcp", p.Addr().String())
+		require.NoError(t, err)
+		defer conn.Close()
+		require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+		resp, _, err := release.Ask(conn, "kwire-test")
+		require.NoError(t, err)
+		for _, k := range resp.ApiKeys {
+			require.NotEqual(t, int16(1000), k.ApiKey, "the vendor key is stripped")
+		}
+		return release.Guess(resp)
+	}
+
+	m := ask("4.0")
+	assert.True(t, m.Exact, m.String())
+	assert.Equal(t, "4.0", m.Release.Name())
+
+	m = ask("3.7")
+	assert.Equal(t, "3.7", m.Release.Version, m.String())
+	r37, err := release.ByName("3.7")
+	require.NoError(t, err)
+	for _, c := range m.Differences {
+		if c.New != nil {
+			old, ok := r37.Lookup(c.Key)
+			assert.True(t, ok && c.New.MinVersion >= old.MinVersion && c.New.MaxVersion <= old.MaxVersion, "%s is wider than 3.7's", c)
+		}
+	}
+
+	f := proxyFlags{AsKafka: "3.7", Unstable: true}
+	assert.ErrorContains(t, f.applyAsKafka(&proxy.Config{}), "-as-kafka and -unstable")
+	f = proxyFlags{AsKafka: "2.9"}
+	assert.ErrorContains(t, f.applyAsKafka(&proxy.Config{}), "no such Kafka release")
 }
