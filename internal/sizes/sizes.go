@@ -127,7 +127,7 @@ func presenceNote(side string, tree *kwire.Node, key, version int16, size, pageS
 	if len(paths) > 1 {
 		what = "markers"
 	}
-	note := fmt.Sprintf("%s includes %d presence %s the reference page leaves out (%s)", side, len(paths), what, strings.Join(paths, ", "))
+	note := fmt.Sprintf("%s includes %d presence %s (%s), which the reference page's counting leaves out", side, len(paths), what, strings.Join(paths, ", "))
 	if key == Reference.Key && version == Reference.Version {
 		note += fmt.Sprintf(": the page says %d, kwire writes %d as Kafka does", pageSize, size)
 	}

@@ -26,14 +26,14 @@ func TestMeasureNotesPresenceMarkers(t *testing.T) {
 	r, err := Measure(cgh, 1)
 	require.NoError(t, err)
 	assert.Equal(t, Row{Key: 68, Name: "ConsumerGroupHeartbeat", Version: 1, Request: 55, Response: 51,
-		Note: "response includes 1 presence marker the reference page leaves out (Assignment): the page says 50, kwire writes 51 as Kafka does"}, r)
+		Note: "response includes 1 presence marker (Assignment), which the reference page's counting leaves out: the page says 50, kwire writes 51 as Kafka does"}, r)
 
 	// Markers inside array elements are named by their path.
 	sgd, _ := messages.Lookup(89)
 	r, err = Measure(sgd, 1)
 	require.NoError(t, err)
-	assert.Equal(t, "response includes 3 presence markers the reference page leaves out "+
-		"(Groups[0].Topology, Groups[0].Members[0].UserEndpoint, Groups[0].TopologyDescription)", r.Note)
+	assert.Equal(t, "response includes 3 presence markers "+
+		"(Groups[0].Topology, Groups[0].Members[0].UserEndpoint, Groups[0].TopologyDescription), which the reference page's counting leaves out", r.Note)
 
 	// No nullable struct, no note.
 	produce, _ := messages.Lookup(0)
