@@ -111,39 +111,41 @@ func (d *decoder) readUvarintLong(bits uint) (uint64, error) {
 // readLength reads a length prefix; -1 means null. The length is checked
 // against the bytes left (each unit at least unit bytes) before anyone
 // allocates for it.
+//
+// The length is held in an int64 until it has passed those checks: a
+// compact length reaches 2^32-2, which an int on a 32-bit machine cannot
+// hold.
 func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 	start := d.off
-	var n int
+	var n int64
 	switch {
 	case compact:
 		u, err := d.readUvarint()
 		if err != nil {
 			return 0, err
 		}
-		n = int(u) - 1
+		n = int64(u) - 1
 	case wide:
 		if d.remaining() < 4 {
 			return 0, d.truncated(4)
 		}
-		n = int(int32(binary.BigEndian.Uint32(d.src[d.off:])))
+		n = int64(int32(binary.BigEndian.Uint32(d.src[d.off:])))
 		d.off += 4
 	default:
 		if d.remaining() < 2 {
 			return 0, d.truncated(2)
 		}
-		n = int(int16(binary.BigEndian.Uint16(d.src[d.off:])))
+		n = int64(int16(binary.BigEndian.Uint16(d.src[d.off:])))
 		d.off += 2
 	}
 	if n < -1 {
 		return 0, newFieldError(ErrInvalidLength, start, "length %d", n)
 	}
-	if unit < 1 {
-		unit = 1
+	unit = max(unit, 1)
+	if n > 0 && n > int64(d.remaining()/unit) {
+		return 0, newFieldError(ErrInvalidLength, start, "length %d needs at least %d bytes, %d left", n, n*int64(unit), d.remaining())
 	}
-	if n > 0 && n > d.remaining()/unit {
-		return 0, newFieldError(ErrInvalidLength, start, "length %d needs at least %d bytes, %d left", n, n*unit, d.remaining())
-	}
-	return n, nil
+	return int(n), nil
 }
 
 // strPtr returns a pointer to the next n bytes as a string, the string
@@ -273,6 +275,16 @@ func (d *decoder) charge(n int) error {
 		return nil // inlined: most decodes have no budget
 	}
 	return d.chargeBudget(n)
+}
+
+// chargeElems is charge for n values of size bytes each, which it refuses
+// when they would take more than an int can count (a length that holds
+// on a 64-bit machine may not on a 32-bit one).
+func (d *decoder) chargeElems(n int, size uintptr) error {
+	if uint64(n)*uint64(size) > math.MaxInt {
+		return newFieldError(ErrTooLarge, d.off, "%d values of %d bytes: more than this machine can allocate", n, size)
+	}
+	return d.charge(n * int(size))
 }
 
 func (d *decoder) chargeBudget(n int) error {
@@ -445,7 +457,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				off, in = next, nextInstr(in)
 				continue
 			}
-			if sub := in.plan(); n > 0 && st.depth < encodeDepth && n*max(1, sub.minWire) <= len(src)-next {
+			if sub := in.plan(); n > 0 && st.depth < encodeDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
 				// Enter the array: the parent on the stack (so
 				// that it is not live across the call), the
 				// elements' storage, the first element.
@@ -610,11 +622,11 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 			n, next = classicLength(d.src, off, 4)
 		}
 		o := pl.opOf(in)
-		if n <= 0 || n*int(o.elemMinWire) > len(d.src)-next {
+		if n <= 0 || uint64(n)*uint64(o.elemMinWire) > uint64(len(d.src)-next) {
 			break // empty, null, too long
 		}
 		d.off = next
-		if err := d.charge(n * int(unsafe.Sizeof(""))); err != nil {
+		if err := d.chargeElems(n, unsafe.Sizeof("")); err != nil {
 			return pl, p, in, off, within(err, o.name)
 		}
 		vals := unsafe.Slice((*string)(unsafeNewArray(o.elemType, n)), n)
@@ -881,7 +893,7 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	var data unsafe.Pointer
 	if e.kind == kStruct {
 		data, err = d.structElems(e.sub, o.elemSize, n)
-	} else if err = d.charge(n * int(o.elemSize)); err == nil {
+	} else if err = d.chargeElems(n, o.elemSize); err == nil {
 		data = unsafeNewArray(o.elemType, n)
 	}
 	if err != nil {
@@ -950,7 +962,7 @@ func (d *decoder) tagCount() (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	if int(count) > d.remaining()/2 {
+	if uint64(count) > uint64(d.remaining()/2) {
 		return 0, newFieldError(ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
 	}
 	return count, nil
@@ -978,7 +990,7 @@ func (d *decoder) tagHeader(pl *plan, last *int64) (tag uint32, end int, err err
 	if err != nil {
 		return 0, 0, err
 	}
-	if int(size) > d.remaining() {
+	if uint64(size) > uint64(d.remaining()) {
 		return 0, 0, newFieldError(ErrInvalidLength, tagAt, "tagged field %d of %d bytes, %d left", tag, size, d.remaining())
 	}
 	return tag, d.off + int(size), nil
@@ -1014,7 +1026,7 @@ func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uin
 	list := unknown.fields
 	if len(*list) == cap(*list) {
 		grown := len(*list) + int(left)
-		if err := d.charge(grown * int(unsafe.Sizeof(TaggedField{}))); err != nil {
+		if err := d.chargeElems(grown, unsafe.Sizeof(TaggedField{})); err != nil {
 			return err
 		}
 		*list = append(make([]TaggedField, 0, grown), *list...)
@@ -1080,7 +1092,7 @@ func (d *decoder) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer
 	if sl.used == n {
 		// The first array of this type: exactly its room (the count
 		// below would be 0, as no earlier array asks for a spare).
-		if err := d.charge(n * size); err != nil {
+		if err := d.chargeElems(n, stride); err != nil {
 			return nil, err
 		}
 		return unsafeNewArray(elem.rtype, n), nil
@@ -1102,7 +1114,7 @@ func (d *decoder) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer
 	}
 	if n >= count/2 {
 		// A big array gets exactly its room; the slab keeps its spare.
-		if err := d.charge(n * size); err != nil {
+		if err := d.chargeElems(n, stride); err != nil {
 			return nil, err
 		}
 		return unsafeNewArray(elem.rtype, n), nil

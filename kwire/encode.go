@@ -7,13 +7,6 @@ import (
 	"unsafe"
 )
 
-// sliceHeader is the runtime layout of any Go slice.
-type sliceHeader struct {
-	data unsafe.Pointer
-	len  int
-	cap  int
-}
-
 const maxInt16String = math.MaxInt16
 
 // encodeStruct appends the struct at p as plan pl describes it, running
@@ -273,7 +266,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				k := 0
 				for k < int(in.count) {
 					w := (*wordCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(wordCheck{}))))
-					if *(*uint64)(unsafe.Add(p, w.off))&w.mask != w.bits {
+					if *(*uintptr)(unsafe.Add(p, w.off))&w.mask != w.bits {
 						break
 					}
 					k++

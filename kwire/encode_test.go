@@ -160,7 +160,7 @@ func TestTagWordsAgree(t *testing.T) {
 
 func wordsPass(words []wordCheck, p unsafe.Pointer) bool {
 	for _, w := range words {
-		if *(*uint64)(unsafe.Add(p, w.off))&w.mask != w.bits {
+		if *(*uintptr)(unsafe.Add(p, w.off))&w.mask != w.bits {
 			return false
 		}
 	}
@@ -190,3 +190,42 @@ func TestRequestHeaderFastPath(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// A tagged field that differs from its default is written whatever the
+// word size: the flat checks read a string's length, a pointer and a
+// slice's length where the machine keeps them (on a 32-bit machine they
+// once read the next field and dropped this one).
+func TestTaggedFieldsWrittenOnEveryWordSize(t *testing.T) {
+	type msg struct {
+		_ struct{} `kafka:"versions=0,flexible=0+"`
+		S string   `kafka:"v=0+,tag=0,tagged=0+"`
+		N int64    `kafka:"v=0+,tag=1,tagged=0+"`
+	}
+	got, err := Marshal(&msg{S: "x"}, 0)
+	if want := []byte{1, 0, 2, 2, 'x'}; err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %x %v, want %x", got, err, want)
+	}
+	type others struct {
+		_  struct{}    `kafka:"versions=0,flexible=0+"`
+		NS *string     `kafka:"v=0+,tag=0,tagged=0+,nullable=0+,default=null"`
+		Bs []byte      `kafka:"v=0+,tag=1,tagged=0+,nullable=0+,default=null"`
+		A  []int32     `kafka:"v=0+,tag=2,tagged=0+"`
+		P  *checkedSub `kafka:"v=0+,tag=3,tagged=0+,nullable=0+,default=null"`
+		N  int64       `kafka:"v=0+,tag=4,tagged=0+"`
+	}
+	s := ""
+	for _, tc := range []struct {
+		m    others
+		want []byte
+	}{
+		{others{NS: &s}, []byte{1, 0, 1, 1}},
+		{others{Bs: []byte{}}, []byte{1, 1, 1, 1}},
+		{others{A: []int32{7}}, []byte{1, 2, 5, 2, 0, 0, 0, 7}},
+		{others{P: &checkedSub{}}, append([]byte{1, 3, 14, 1}, make([]byte, 13)...)},
+	} {
+		got, err := Marshal(&tc.m, 0)
+		if err != nil || !bytes.Equal(got, tc.want) {
+			t.Errorf("%+v: got %x %v, want %x", tc.m, got, err, tc.want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"math"
 	"reflect"
 	"slices"
@@ -327,49 +326,65 @@ func (c *defaultCheck) passes(p unsafe.Pointer) bool {
 	return v == c.bits || c.orZero && v == 0
 }
 
-// wordCheck passes when the aligned 8 bytes at off in the struct, masked,
-// hold bits: the flat default checks that fall in one word, merged, so
-// that encode tests a tag section with a load and a compare per word.
+// wordCheck passes when the aligned pointer-sized word at off in the
+// struct, masked, holds bits: the flat default checks that fall in one
+// word, merged, so that encode tests a tag section with a load and a
+// compare per word.
 type wordCheck struct {
 	off        uintptr
-	mask, bits uint64
+	mask, bits uintptr
 }
 
 // wordChecks merges flat default checks (none orZero) on a struct of type
 // t by the aligned words their bytes fall in. It reports false when t is
-// not 8-byte aligned: its words could not be loaded whole everywhere.
+// not word-aligned: its words could not be loaded whole everywhere. Each
+// byte is compared as the field holds it in memory, so the words are
+// right whatever the machine's byte order.
 func wordChecks(cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
-	if t.Align() < 8 {
+	if uintptr(t.Align()) < ptrSize {
 		return nil, false
 	}
-	bigEndian := binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 	var words []wordCheck
 	for _, c := range cs {
 		if c.orZero {
 			return nil, false
 		}
+		held := c.held()
 		for i := range uintptr(c.size) {
-			v := c.bits >> (8 * i) // the value's byte i, least significant first
-			if bigEndian {
-				v = c.bits >> (8 * (uintptr(c.size) - 1 - i))
-			}
 			at := uintptr(c.off) + i
-			k := slices.IndexFunc(words, func(w wordCheck) bool { return w.off == at&^7 })
+			k := slices.IndexFunc(words, func(w wordCheck) bool { return w.off == at&^(ptrSize-1) })
 			if k < 0 {
 				k = len(words)
-				words = append(words, wordCheck{off: at &^ 7})
+				words = append(words, wordCheck{off: at &^ (ptrSize - 1)})
 			}
-			var bits, mask [8]byte // in memory order
-			bits[at%8], mask[at%8] = byte(v), 0xff
-			m, b := binary.NativeEndian.Uint64(mask[:]), binary.NativeEndian.Uint64(bits[:])
-			if words[k].mask&m != 0 && words[k].bits&m != b {
+			var bits, mask uintptr
+			(*[ptrSize]byte)(unsafe.Pointer(&bits))[at%ptrSize] = held[i]
+			(*[ptrSize]byte)(unsafe.Pointer(&mask))[at%ptrSize] = 0xff
+			if words[k].mask&mask != 0 && words[k].bits&mask != bits {
 				return nil, false // two checks of one byte that disagree
 			}
-			words[k].bits |= b
-			words[k].mask |= m
+			words[k].bits |= bits
+			words[k].mask |= mask
 		}
 	}
 	return words, true
+}
+
+// held is the bytes, in memory order, of a field that passes the check.
+func (c *defaultCheck) held() [8]byte {
+	var w uint64
+	p := unsafe.Pointer(&w)
+	switch c.size {
+	case 1:
+		*(*uint8)(p) = uint8(c.bits)
+	case 2:
+		*(*uint16)(p) = uint16(c.bits)
+	case 4:
+		*(*uint32)(p) = uint32(c.bits)
+	default:
+		w = c.bits
+	}
+	return *(*[8]byte)(p)
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
@@ -406,25 +421,25 @@ func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
 		if o.def.s != "" && !orZero {
 			return false
 		}
-		add(off+8, 8, 0) // the length; with orZero, a default other than "" goes the general way
+		add(off+stringLenOff, intSize, 0) // the length; with orZero, a default other than "" goes the general way
 	case kNullString:
 		if !o.def.null && !orZero {
 			return false
 		}
-		add(off, 8, 0) // null; with orZero, a present default goes the general way
+		add(off, ptrSize, 0) // null; with orZero, a present default goes the general way
 	case kBytes, kArray:
 		switch {
 		case orZero: // isUnset: empty or null
-			add(off+8, 8, 0)
+			add(off+sliceLenOff, intSize, 0)
 		case o.def.null:
-			add(off, 8, 0)
+			add(off, ptrSize, 0)
 		case o.kind == kArray: // default empty: a nil array is empty too
-			add(off+8, 8, 0)
+			add(off+sliceLenOff, intSize, 0)
 		default:
 			return false
 		}
 	case kStructPtr:
-		add(off, 8, 0) // absent; a present struct holding defaults goes the general way
+		add(off, ptrSize, 0) // absent; a present struct holding defaults goes the general way
 	case kStruct:
 		for _, list := range [][]*op{o.sub.fields, o.sub.tagged, o.sub.absent} {
 			for _, f := range list {
@@ -434,7 +449,7 @@ func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
 			}
 		}
 		if o.sub.hasUnknown { // none held: a nil pointer
-			add(off+o.sub.unknownOff, 8, 0)
+			add(off+o.sub.unknownOff, unsafe.Sizeof(UnknownTags{}), 0)
 		}
 	default:
 		return false

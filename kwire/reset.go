@@ -42,22 +42,24 @@ func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
 	return out
 }
 
-// clearsFor appends the slots that zero a value of type t at off.
+// clearsFor appends the slots that zero a value of type t at off. Its
+// pointer words are cleared as pointers and its length words as scalars,
+// at the offsets of the header types (words.go).
 func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
-	ptr := func(at uintptr) { out = append(out, clearSlot{off: at, size: 8, ptr: true}) }
+	ptr := func(at uintptr) { out = append(out, clearSlot{off: at, size: ptrSize, ptr: true}) }
 	switch t.Kind() {
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
 		ptr(off)
 		return out
 	case reflect.String:
 		ptr(off)
-		return scalarClears(off+8, 8, out)
+		return scalarClears(off+stringLenOff, intSize, out)
 	case reflect.Slice:
 		ptr(off)
-		return scalarClears(off+8, 16, out)
+		return scalarClears(off+sliceLenOff, unsafe.Sizeof(sliceHeader{})-sliceLenOff, out)
 	case reflect.Interface:
-		ptr(off)
-		ptr(off + 8)
+		ptr(off + unsafe.Offsetof(eface{}.typ))
+		ptr(off + unsafe.Offsetof(eface{}.data))
 		return out
 	case reflect.Struct:
 		if hasPointers(t) {

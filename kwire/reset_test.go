@@ -78,3 +78,55 @@ func TestDecodeResetsUntaggedFields(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", m, want)
 	}
 }
+
+// The reset clears a string, a slice and an interface in the words they
+// take on this machine and no further: the value after the message (here
+// in the same struct) keeps its pointer. With 8-byte words assumed on a
+// 32-bit machine, the reset wrote past the message's end, and stored
+// zeros over pointers with no write barrier for the collector.
+func TestResetStaysInsideTheMessage(t *testing.T) {
+	type msgString struct {
+		_    struct{} `kafka:"versions=0"`
+		A    int32    `kafka:"v=0+"`
+		Note string
+	}
+	type msgSlice struct {
+		_    struct{} `kafka:"versions=0"`
+		A    int32    `kafka:"v=0+"`
+		Note []byte
+	}
+	type msgAny struct {
+		_    struct{} `kafka:"versions=0"`
+		A    int32    `kafka:"v=0+"`
+		Note any
+	}
+	keep := new(int)
+	var s struct {
+		M     msgString
+		After [3]*int
+	}
+	var b struct {
+		M     msgSlice
+		After [3]*int
+	}
+	var a struct {
+		M     msgAny
+		After [3]*int
+	}
+	s.After, b.After, a.After = [3]*int{keep, keep, keep}, [3]*int{keep, keep, keep}, [3]*int{keep, keep, keep}
+	s.M.Note, b.M.Note, a.M.Note = "x", []byte("x"), "x"
+	for _, tc := range []struct {
+		msg   any
+		after *[3]*int
+	}{{&s.M, &s.After}, {&b.M, &b.After}, {&a.M, &a.After}} {
+		if err := kwire.Unmarshal([]byte{0, 0, 0, 5}, tc.msg, 0); err != nil {
+			t.Fatal(err)
+		}
+		if *tc.after != [3]*int{keep, keep, keep} {
+			t.Errorf("%T: the reset cleared the value after the message: %v", tc.msg, *tc.after)
+		}
+	}
+	if s.M.Note != "" || b.M.Note != nil || a.M.Note != nil || s.M.A != 5 {
+		t.Errorf("not reset: %+v %+v %+v", s.M, b.M, a.M)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -158,6 +160,13 @@ func TestFuzzCorpus(t *testing.T) {
 			}
 		}
 		path := filepath.Join("testdata", "fuzz", target, "seed-"+name)
+		if runtime.GOARCH != "amd64" && target == "FuzzReadRecords" &&
+			(strings.Contains(name, "snappy") || name == "mixed-magics" || name == "cut-tail") {
+			// klauspost/compress's snappy encoder writes other bytes
+			// (as valid) without its amd64 assembly: the seeds holding
+			// snappy blocks are made and compared on amd64, as CI does.
+			return
+		}
 		if *updateCorpus {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
