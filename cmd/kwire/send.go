@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/kwirelabs/kwire/internal/saslclient"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
@@ -33,8 +35,14 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	records := fs.Bool("records", false, "show records fields of the response in full")
 	rawRecords := fs.Bool("raw-records", false, "show records fields of the response as base64")
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest response accepted (size prefix)")
+	var sasl saslFlags
+	sasl.register(fs)
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	creds, err := sasl.credentials()
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
 	}
 	if *addr == "" || fs.NArg() > 0 {
 		return fmt.Errorf("send: usage: kwire send -b HOST:PORT -k KEY [-v V] < request.json")
@@ -55,6 +63,11 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	defer conn.Close()
 	if err := conn.SetDeadline(time.Now().Add(*timeout)); err != nil {
 		return fmt.Errorf("send: %w", err)
+	}
+	if creds != nil {
+		if err := saslclient.Login(conn, *creds, *m.client.id, 1000); err != nil {
+			return fmt.Errorf("send: %s: %w", *addr, err)
+		}
 	}
 	m.negotiate = func(api messages.API) (int16, error) { return negotiateVersion(conn, *m.client.id, api) }
 	msg, err := m.readMessage(fs, input)
@@ -131,4 +144,40 @@ func negotiateVersion(conn net.Conn, clientID string, api messages.API) (int16, 
 		return hi, nil
 	}
 	return 0, fmt.Errorf("send: the broker does not offer %s (key %d)", api.Name, api.Key)
+}
+
+// saslFlags are a client's SASL login. The password never comes on the
+// command line, where ps and shell histories show it: from a file, or
+// from $KWIRE_SASL_PASSWORD.
+type saslFlags struct {
+	mechanism, user, passwordFile string
+}
+
+func (f *saslFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.mechanism, "sasl-mechanism", "", "log in with SASL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fs.StringVar(&f.user, "sasl-user", "", "the SASL user")
+	fs.StringVar(&f.passwordFile, "sasl-password-file", "", "read the SASL password from this file (default: $KWIRE_SASL_PASSWORD)")
+}
+
+// credentials are the login the flags ask for, or nil for none.
+func (f *saslFlags) credentials() (*saslclient.Credentials, error) {
+	if f.mechanism == "" {
+		if f.user != "" || f.passwordFile != "" {
+			return nil, fmt.Errorf("-sasl-user and -sasl-password-file need -sasl-mechanism")
+		}
+		return nil, nil
+	}
+	c := saslclient.Credentials{Mechanism: strings.ToUpper(f.mechanism), User: f.user}
+	if f.passwordFile != "" {
+		b, err := os.ReadFile(f.passwordFile)
+		if err != nil {
+			return nil, fmt.Errorf("-sasl-password-file: %w", err)
+		}
+		c.Password = strings.TrimRight(string(b), "\r\n")
+	} else if p, ok := os.LookupEnv("KWIRE_SASL_PASSWORD"); ok {
+		c.Password = p
+	} else {
+		return nil, fmt.Errorf("SASL needs a password: -sasl-password-file FILE or $KWIRE_SASL_PASSWORD")
+	}
+	return &c, c.Check()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,9 @@ type fakeBroker struct {
 	frames [][]byte
 	seen   chan []byte // every frame too, for a test that has no answer to wait for
 	wg     sync.WaitGroup
+	// plain, when set, is the SASL PLAIN token a connection must log in
+	// with before any request but ApiVersions is answered.
+	plain string
 }
 
 func startFakeBroker(t *testing.T) *fakeBroker {
@@ -55,6 +60,7 @@ func startFakeBroker(t *testing.T) *fakeBroker {
 
 func (b *fakeBroker) serve(conn net.Conn) {
 	frames := kwire.NewFrameReader(conn, 0)
+	loggedIn := b.plain == ""
 	for {
 		frame, err := frames.Next()
 		if err != nil {
@@ -69,7 +75,22 @@ func (b *fakeBroker) serve(conn net.Conn) {
 			return
 		}
 		var answer []byte
+		if !loggedIn && key != 18 && key != 17 && key != 36 {
+			return
+		}
 		switch key {
+		case 17:
+			answer, err = kwire.AppendResponse(nil, &messages.SaslHandshakeResponse{Mechanisms: []string{"PLAIN"}}, version, corr)
+		case 36:
+			_, body, rerr := messages.ReadRequest(frame)
+			if rerr != nil {
+				return
+			}
+			resp := &messages.SaslAuthenticateResponse{}
+			if loggedIn = string(body.(*messages.SaslAuthenticateRequest).AuthBytes) == b.plain; !loggedIn {
+				resp.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+			}
+			answer, err = kwire.AppendResponse(nil, resp, version, corr)
 		case 18:
 			if version > 3 {
 				answer = kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersions{APIKey: 18, MinVersion: 0, MaxVersion: 3})
@@ -185,4 +206,35 @@ func TestSendToAFakeBroker(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "MetadataRequest.Topic at offset 1: unknown field")
 	assert.Len(t, b.requests(), before)
+}
+
+func TestSendWithSASL(t *testing.T) {
+	b := startFakeBroker(t)
+	b.plain = "\x00alice\x00s3cret"
+	addr := b.ln.Addr().String()
+	metadata := `{"Topics":[{"Name":"orders"}]}`
+
+	t.Setenv("KWIRE_SASL_PASSWORD", "s3cret")
+	line, _ := sendLine(t, []string{"-b", addr, "-k", "3", "-sasl-mechanism", "plain", "-sasl-user", "alice"}, metadata)
+	assert.Equal(t, int16(9), line.Version, "ApiVersions after the login")
+
+	file := filepath.Join(t.TempDir(), "password")
+	require.NoError(t, os.WriteFile(file, []byte("wrong\n"), 0o600))
+	var out bytes.Buffer
+	err := runSend([]string{"-b", addr, "-k", "3", "-v", "9", "-sasl-mechanism", "PLAIN", "-sasl-user", "alice", "-sasl-password-file", file},
+		strings.NewReader(metadata), &out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SASL_AUTHENTICATION_FAILED")
+	assert.NotContains(t, err.Error(), "wrong")
+
+	err = runSend([]string{"-b", addr, "-k", "3", "-v", "9"}, strings.NewReader(metadata), &out)
+	require.Error(t, err, "no login")
+	assert.Contains(t, err.Error(), "closed the connection")
+
+	t.Setenv("KWIRE_SASL_PASSWORD", "")
+	os.Unsetenv("KWIRE_SASL_PASSWORD")
+	err = runSend([]string{"-b", addr, "-k", "3", "-sasl-mechanism", "PLAIN", "-sasl-user", "alice"}, strings.NewReader(metadata), &out)
+	assert.ErrorContains(t, err, "SASL needs a password")
+	err = runSend([]string{"-b", addr, "-k", "3", "-sasl-user", "alice"}, strings.NewReader(metadata), &out)
+	assert.ErrorContains(t, err, "need -sasl-mechanism")
 }

@@ -106,3 +106,34 @@ func TestSendToKfake(t *testing.T) {
 	assert.Equal(t, []byte{0x00, 0xff}, got[1].Value)
 	assert.Equal(t, int64(1), got[1].Offset)
 }
+
+// TestSendToKfakeWithSASL: kwire send logs in to kfake, which checks the
+// credentials with franz-go's own SASL server code, with PLAIN and both
+// SCRAM mechanisms; a wrong password is refused.
+func TestSendToKfakeWithSASL(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "secured"), kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", "plain-user", "plain-pass"),
+		kfake.Superuser("SCRAM-SHA-256", "scram256", "pass-256"),
+		kfake.Superuser("SCRAM-SHA-512", "scram512", "pass-512"))
+	require.NoError(t, err)
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	for _, c := range []struct{ mechanism, user, pass string }{
+		{"PLAIN", "plain-user", "plain-pass"}, {"SCRAM-SHA-256", "scram256", "pass-256"}, {"SCRAM-SHA-512", "scram512", "pass-512"},
+	} {
+		cmd := exec.Command(kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
+		cmd.Env = append(cmd.Environ(), "KWIRE_SASL_PASSWORD="+c.pass)
+		cmd.Stdin = strings.NewReader(`{"Topics":[{"Name":"secured"}]}`)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", c.mechanism, out)
+		assert.Contains(t, string(out), `"Name":"secured"`, c.mechanism)
+
+		cmd = exec.Command(kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
+		cmd.Env = append(cmd.Environ(), "KWIRE_SASL_PASSWORD=not-"+c.pass)
+		cmd.Stdin = strings.NewReader(`{"Topics":[{"Name":"secured"}]}`)
+		out, err = cmd.CombinedOutput()
+		require.Error(t, err, "%s with a wrong password: %s", c.mechanism, out)
+		assert.Contains(t, string(out), "SASL", c.mechanism)
+		assert.NotContains(t, string(out), c.pass, "a password in the output")
+	}
+}
