@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kwirelabs/kwire/internal/secrettest"
 	"github.com/kwirelabs/kwire/interop/realclient"
 )
 
@@ -153,7 +154,17 @@ func TestKafkaPythonThroughProxy(t *testing.T) {
 			sort.Strings(got)
 			require.Equal(t, want, got)
 
-			byAPI := checkLog(t, p.Stop(t))
+			lines := p.Stop(t)
+			if api == "sasl" {
+				var all []byte
+				for _, l := range lines {
+					all = append(all, l.raw...)
+				}
+				form, found := secrettest.Find(all, []byte("s3cret"))
+				require.False(t, found, "the password in the log (%s)", form)
+				require.Contains(t, string(all), `"principal":"alice"`)
+			}
+			byAPI := checkLog(t, lines)
 			t.Logf("kafka-python %s through the proxy, requests by API: %v", api, byAPI)
 			names := []string{"Metadata", "Produce", "ListOffsets", "Fetch"}
 			if api == "sasl" {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +100,25 @@ func startProxy(t *testing.T, upstream string, extra ...string) *runningProxy {
 // Stop sends SIGINT, requires a clean exit and returns the log.
 func (p *runningProxy) Stop(t *testing.T) []logLine {
 	t.Helper()
+	raw := p.StopRaw(t)
+	var lines []logLine
+	for _, b := range bytes.SplitAfter(raw, []byte("\n")) {
+		if len(b) == 0 {
+			break
+		}
+		require.True(t, bytes.HasSuffix(b, []byte("\n")), "the log ends in a cut line")
+		var l logLine
+		require.NoError(t, json.Unmarshal(b, &l), "log line %s", b)
+		l.raw = b
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// StopRaw sends SIGINT, requires a clean exit and returns the log's
+// bytes.
+func (p *runningProxy) StopRaw(t *testing.T) []byte {
+	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
 	done := make(chan error, 1)
 	go func() { done <- p.cmd.Wait() }()
@@ -112,24 +130,9 @@ func (p *runningProxy) Stop(t *testing.T) []logLine {
 		p.cmd.Process.Kill()
 		t.Fatal("the proxy did not stop on SIGINT")
 	}
-	f, err := os.Open(p.logPath)
+	raw, err := os.ReadFile(p.logPath)
 	require.NoError(t, err)
-	defer f.Close()
-	var lines []logLine
-	r := bufio.NewReader(f)
-	for {
-		b, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			require.Empty(t, b, "the log ends in a cut line")
-			break
-		}
-		require.NoError(t, err)
-		var l logLine
-		require.NoError(t, json.Unmarshal(b, &l), "log line %s", b)
-		l.raw = b
-		lines = append(lines, l)
-	}
-	return lines
+	return raw
 }
 
 func (p *runningProxy) Stderr() string {
