@@ -2,29 +2,15 @@ package kwire_test
 
 import (
 	"encoding/hex"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
-
-// unhex reads an annotated hex dump: on each line, what follows "#" is a
-// comment; spaces are ignored.
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	var digits strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		digits.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(digits.String())
-	require.NoError(t, err)
-	return b
-}
 
 // referenceRequest is the 55-byte frame of the reference page
 // (shared/spec/ConsumerGroupHeartbeat-minimal-instance.txt), row by row as
@@ -54,7 +40,7 @@ const referenceResponse = `
 00                               # body tags`
 
 func TestReferenceRequestBytes(t *testing.T) {
-	want := unhex(t, referenceRequest)
+	want := wiretest.Hex(t, referenceRequest)
 	require.Len(t, want, 55)
 
 	var req messages.ConsumerGroupHeartbeatRequest
@@ -76,7 +62,7 @@ func TestReferenceRequestBytes(t *testing.T) {
 }
 
 func TestReferenceResponseBytes(t *testing.T) {
-	want := unhex(t, referenceResponse)
+	want := wiretest.Hex(t, referenceResponse)
 	require.Len(t, want, 51, "the page's 50 bytes plus the presence marker")
 
 	var resp messages.ConsumerGroupHeartbeatResponse

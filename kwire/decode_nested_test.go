@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 )
 
@@ -80,7 +81,7 @@ func TestDecodeNestedPastTheStack(t *testing.T) {
 			_, readErr := kwire.ReadResponse(cut, new(deep), v)
 			_, traceErr := kwire.TraceResponse(cut, new(deep), v)
 			require.Error(t, readErr, "v%d, %d bytes", v, n)
-			sameVerdict(t, readErr, traceErr)
+			wiretest.SameVerdict(t, cut, readErr, traceErr)
 		}
 		for i := 4; i < len(frame); i++ {
 			for _, b := range []byte{0x00, 0x01, 0x02, 0x7f, 0x80, 0xff} {
@@ -88,7 +89,7 @@ func TestDecodeNestedPastTheStack(t *testing.T) {
 				bad[i] = b
 				_, readErr := kwire.ReadResponse(bad, new(deep), v)
 				_, traceErr := kwire.TraceResponse(bad, new(deep), v)
-				sameVerdict(t, readErr, traceErr)
+				wiretest.SameVerdict(t, bad, readErr, traceErr)
 			}
 		}
 	}

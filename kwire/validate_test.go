@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 )
 
@@ -289,7 +290,7 @@ type quotedDefaults struct {
 // they hold their defaults.
 func TestQuotedDefaults(t *testing.T) {
 	var q quotedDefaults
-	require.NoError(t, kwire.Unmarshal(mustHex(t, "00000009"), &q, 0))
+	require.NoError(t, kwire.Unmarshal(wiretest.Hex(t, "00000009"), &q, 0))
 	assert.Equal(t, int32(9), q.After)
 	assert.Equal(t, "a,b", q.List)
 	assert.Equal(t, "it's", q.Quote)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 )
 
@@ -22,13 +23,6 @@ type varints struct {
 	I64  int64    `kafka:"v=0+,varint"`
 	U32  uint32   `kafka:"v=0+,uvarint"`
 	UI32 int32    `kafka:"v=0+,uvarint"`
-}
-
-func mustHex(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	require.NoError(t, err)
-	return b
 }
 
 // TestVarintLimits pins zig-zag varints, varlongs and uvarints at their
@@ -61,10 +55,10 @@ func TestVarintMalformed(t *testing.T) {
 	var v varints
 	// A 32-bit varint of six bytes, and one whose fifth byte overflows.
 	for _, in := range []string{"808080808000 00 00 00", "ffffffff1f 00 00 00", "00 ffffffffffffffffff02 00 00"} {
-		err := kwire.Unmarshal(mustHex(t, in), &v, 0)
+		err := kwire.Unmarshal(wiretest.Hex(t, in), &v, 0)
 		assert.ErrorIs(t, err, kwire.ErrBadVarint, in)
 	}
-	err := kwire.Unmarshal(mustHex(t, "00 00 80"), &v, 0)
+	err := kwire.Unmarshal(wiretest.Hex(t, "00 00 80"), &v, 0)
 	assert.ErrorIs(t, err, kwire.ErrTruncated)
 }
 
@@ -103,9 +97,9 @@ func TestNullAndEmpty(t *testing.T) {
 	}
 	// A nil slice in a field that cannot be null is written as empty:
 	// in Go a nil slice is an empty one. Reading a null there is an error.
-	err := kwire.Unmarshal(mustHex(t, "ffff ffffffff ffffffff 0000 ffffffff"), new(nullables), 0)
+	err := kwire.Unmarshal(wiretest.Hex(t, "ffff ffffffff ffffffff 0000 ffffffff"), new(nullables), 0)
 	assert.ErrorIs(t, err, kwire.ErrNullNotAllowed)
-	err = kwire.Unmarshal(mustHex(t, "ffff ffffffff ffffffff ffff 00000000"), new(nullables), 0)
+	err = kwire.Unmarshal(wiretest.Hex(t, "ffff ffffffff ffffffff ffff 00000000"), new(nullables), 0)
 	assert.ErrorIs(t, err, kwire.ErrNullNotAllowed)
 	var kerr *kwire.Error
 	require.ErrorAs(t, err, &kerr)
@@ -134,7 +128,7 @@ func TestInt16StringLimit(t *testing.T) {
 	assert.Equal(t, long, back)
 
 	// A negative length other than -1 is a bad length.
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "fffe"), &back, 0), kwire.ErrInvalidLength)
+	assert.ErrorIs(t, kwire.Unmarshal(wiretest.Hex(t, "fffe"), &back, 0), kwire.ErrInvalidLength)
 }
 
 type tagged struct {
@@ -147,7 +141,7 @@ type tagged struct {
 
 func TestUnknownTagsKeptInOrder(t *testing.T) {
 	// A=1; tags 3 (unknown), 5 (Five=2), 10 (unknown, 2 bytes).
-	in := mustHex(t, "00000001 03 03 01 aa 05 04 00000002 0a 02 bbcc")
+	in := wiretest.Hex(t, "00000001 03 03 01 aa 05 04 00000002 0a 02 bbcc")
 	var m tagged
 	require.NoError(t, kwire.Unmarshal(in, &m, 1))
 	assert.Equal(t, int32(2), m.Five)
@@ -176,7 +170,7 @@ func TestBadTags(t *testing.T) {
 		"size too small":        "00000001 01 05 02 0000",
 	}
 	for name, in := range cases {
-		err := kwire.Unmarshal(mustHex(t, in), &m, 1)
+		err := kwire.Unmarshal(wiretest.Hex(t, in), &m, 1)
 		if name == "size too small" {
 			assert.ErrorIs(t, err, kwire.ErrTruncated, name)
 			continue
@@ -230,7 +224,7 @@ func TestVersionRules(t *testing.T) {
 	require.NoError(t, kwire.Unmarshal(b, &back, 1))
 	assert.Equal(t, int64(0), back.Droppable)
 	assert.Equal(t, int32(0), back.New, "on the wire in v1")
-	require.NoError(t, kwire.Unmarshal(mustHex(t, "00000000 0001 78"), &back, 0))
+	require.NoError(t, kwire.Unmarshal(wiretest.Hex(t, "00000000 0001 78"), &back, 0))
 	assert.Equal(t, int32(-1), back.New, "a field the version lacks decodes to its default")
 
 	// Null where the version does not allow it.
@@ -249,10 +243,10 @@ func TestVersionRules(t *testing.T) {
 
 func TestTrailingAndTruncated(t *testing.T) {
 	var m versioned
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "00000001 0000 ff"), &m, 0), kwire.ErrTrailingBytes)
-	err := kwire.Unmarshal(mustHex(t, "00000001 0005 78"), &m, 0)
+	assert.ErrorIs(t, kwire.Unmarshal(wiretest.Hex(t, "00000001 0000 ff"), &m, 0), kwire.ErrTrailingBytes)
+	err := kwire.Unmarshal(wiretest.Hex(t, "00000001 0005 78"), &m, 0)
 	assert.ErrorIs(t, err, kwire.ErrInvalidLength)
-	err = kwire.Unmarshal(mustHex(t, "000000"), &m, 0)
+	err = kwire.Unmarshal(wiretest.Hex(t, "000000"), &m, 0)
 	assert.ErrorIs(t, err, kwire.ErrTruncated)
 	var kerr *kwire.Error
 	require.ErrorAs(t, err, &kerr)
@@ -273,7 +267,7 @@ type topic struct {
 
 func TestErrorPathAndOffset(t *testing.T) {
 	// Topics[1].Partitions claims 3 int32s but has 2.
-	in := mustHex(t, "00000002 0001 61 00000000 0001 62 00000003 00000001 00000002")
+	in := wiretest.Hex(t, "00000002 0001 61 00000000 0001 62 00000003 00000001 00000002")
 	err := kwire.Unmarshal(in, new(outer), 0)
 	var kerr *kwire.Error
 	require.ErrorAs(t, err, &kerr)
@@ -285,7 +279,7 @@ func TestErrorPathAndOffset(t *testing.T) {
 // TestHugeLengthIsNotAllocated: a length of two billion in a tiny input
 // is refused before anything is allocated for it.
 func TestHugeLengthIsNotAllocated(t *testing.T) {
-	in := mustHex(t, "7fffffff 00000000")
+	in := wiretest.Hex(t, "7fffffff 00000000")
 	allocs := testing.AllocsPerRun(20, func() {
 		err := kwire.Unmarshal(in, new(outer), 0)
 		if !errors.Is(err, kwire.ErrInvalidLength) {
@@ -298,8 +292,8 @@ func TestHugeLengthIsNotAllocated(t *testing.T) {
 		S string   `kafka:"v=0+"`
 		B []byte   `kafka:"v=0+"`
 	}
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "ffffffff0f"), &big, 0), kwire.ErrInvalidLength)
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "01 feffffff07"), &big, 0), kwire.ErrInvalidLength)
+	assert.ErrorIs(t, kwire.Unmarshal(wiretest.Hex(t, "ffffffff0f"), &big, 0), kwire.ErrInvalidLength)
+	assert.ErrorIs(t, kwire.Unmarshal(wiretest.Hex(t, "01 feffffff07"), &big, 0), kwire.ErrInvalidLength)
 }
 
 type presence struct {
@@ -321,21 +315,21 @@ func TestNullableStructMarker(t *testing.T) {
 	assert.ErrorIs(t, err, kwire.ErrNullNotAllowed)
 	// As Kafka's Java reader: a negative marker is null, any other present.
 	var p presence
-	require.NoError(t, kwire.Unmarshal(mustHex(t, "80"), &p, 1))
+	require.NoError(t, kwire.Unmarshal(wiretest.Hex(t, "80"), &p, 1))
 	assert.Nil(t, p.Inner)
-	require.NoError(t, kwire.Unmarshal(mustHex(t, "02000161"+"00000000"), &p, 1))
+	require.NoError(t, kwire.Unmarshal(wiretest.Hex(t, "02000161"+"00000000"), &p, 1))
 	assert.Equal(t, "a", p.Inner.Name)
 	// An exact decode takes only the markers encoding writes.
 	exact := kwire.Decoder{Exact: true}
 	for _, in := range []string{"80", "00000161" + "00000000", "02000161" + "00000000"} {
-		err := exact.Unmarshal(mustHex(t, in), new(presence), 1)
+		err := exact.Unmarshal(wiretest.Hex(t, in), new(presence), 1)
 		assert.ErrorIs(t, err, kwire.ErrInvalidLength, in)
 		var ke *kwire.Error
 		require.ErrorAs(t, err, &ke)
 		assert.Equal(t, 0, ke.Offset)
 		assert.Equal(t, "Inner", ke.Path)
 	}
-	require.NoError(t, exact.Unmarshal(mustHex(t, "ff"), new(presence), 1))
+	require.NoError(t, exact.Unmarshal(wiretest.Hex(t, "ff"), new(presence), 1))
 }
 
 func TestVersionRangeParse(t *testing.T) {
@@ -372,11 +366,11 @@ func TestUnknownTagsAllocation(t *testing.T) {
 		}
 		return least
 	}
-	one := allocated(mustHex(t, "00000001 01 03 00"))
+	one := allocated(wiretest.Hex(t, "00000001 01 03 00"))
 	assert.LessOrEqual(t, one, uint64(24+32), "one empty unknown tag")
 
 	const n = 10_000
-	in := binary.AppendUvarint(mustHex(t, "00000001"), n)
+	in := binary.AppendUvarint(wiretest.Hex(t, "00000001"), n)
 	for tag := range n {
 		in = binary.AppendUvarint(in, uint64(100+tag))
 		in = append(in, 0)

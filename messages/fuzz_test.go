@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -35,7 +36,7 @@ func FuzzReadRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		h, body, err := messages.ReadRequest(frame)
 		_, traceErr := messages.TraceRequest(frame)
-		sameVerdict(t, frame, err, traceErr)
+		wiretest.SameVerdict(t, frame, err, traceErr)
 		if err != nil {
 			return
 		}
@@ -74,7 +75,7 @@ func FuzzReadResponse(f *testing.F) {
 		msg := api.NewResponse()
 		h, err := kwire.ReadResponse(frame, msg, version)
 		_, traceErr := kwire.TraceResponse(frame, api.NewResponse(), version)
-		sameVerdict(t, frame, err, traceErr)
+		wiretest.SameVerdict(t, frame, err, traceErr)
 		if err != nil {
 			return
 		}
@@ -110,28 +111,6 @@ func checkExact(t *testing.T, frame, again []byte, exactErr error) {
 	}
 	if !errors.Is(exactErr, kwire.ErrBadVarint) && !errors.Is(exactErr, kwire.ErrValueOutOfRange) && !errors.Is(exactErr, kwire.ErrInvalidLength) {
 		t.Fatalf("the default decode reads %x, the exact one refuses it for another reason: %v", frame, exactErr)
-	}
-}
-
-// sameVerdict: the trace and the read both accept the frame, or both
-// refuse it with the same sentinel at the same offset and path.
-func sameVerdict(t *testing.T, frame []byte, read, trace error) {
-	t.Helper()
-	if (read == nil) != (trace == nil) {
-		t.Fatalf("read and trace disagree on %x:\n read: %v\ntrace: %v", frame, read, trace)
-	}
-	if read == nil {
-		return
-	}
-	var r, tr *kwire.Error
-	if !errors.As(read, &r) || !errors.As(trace, &tr) {
-		if read.Error() != trace.Error() {
-			t.Fatalf("read and trace fail differently on %x:\n read: %v\ntrace: %v", frame, read, trace)
-		}
-		return
-	}
-	if r.Err != tr.Err || r.Offset != tr.Offset || r.Path != tr.Path {
-		t.Fatalf("read and trace fail differently on %x:\n read: %v\ntrace: %v", frame, read, trace)
 	}
 }
 

@@ -5,29 +5,19 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"io"
 	"runtime"
 	"testing"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-// readErr reads data to the end and returns the first error.
+// readErr reads data to the end, materialising every batch, and returns
+// the first error.
 func readErr(data []byte, maxDecompressed int) error {
 	r := NewReader(data)
 	r.MaxDecompressedSize = maxDecompressed
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := b.Records(); err != nil {
-			return err
-		}
-	}
+	return readAll(r, true)
 }
 
 // wantErr checks the sentinel and the reported byte offset.
@@ -44,7 +34,7 @@ func wantErr(t *testing.T, err, sentinel error, offset int) *Error {
 }
 
 func golden(t testing.TB) []byte {
-	return unhex(t, "0000000000000000 00000046 ffffffff 02 0021f70e", goldenHeaderAfterCRC(CodecNone), goldenRecordBytes)
+	return wiretest.Hex(t, "0000000000000000 00000046 ffffffff 02 0021f70e", goldenHeaderAfterCRC(CodecNone), goldenRecordBytes)
 }
 
 func TestCRCMismatch(t *testing.T) {
@@ -96,7 +86,7 @@ func TestPartialTailIsNotAnError(t *testing.T) {
 
 func TestBadVarint(t *testing.T) {
 	// The first record's length as six continuation-heavy bytes.
-	b := unhex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
+	b := wiretest.Hex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
 		"ffffffffff01", goldenRecordBytes)
 	fixBatchLengthAndCRC(b)
 	e := wantErr(t, readErr(b, 0), ErrBadVarint, batchHeaderLen)
@@ -111,7 +101,7 @@ func TestBadVarint(t *testing.T) {
 
 func TestLengthLargerThanInput(t *testing.T) {
 	// Key length 1,000,000 in a 21-byte records section.
-	b := unhex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
+	b := wiretest.Hex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
 		"12 00 00 00 80897a 6b 04 7631 00", "14 00 0a 02 01 02 78 02 02 68 01")
 	fixBatchLengthAndCRC(b)
 	e := wantErr(t, readErr(b, 0), ErrInvalidLength, batchHeaderLen+4)
@@ -130,7 +120,7 @@ func TestLengthLargerThanInput(t *testing.T) {
 	wantErr(t, readErr(legacy, 0), ErrInvalidLength, len(legacy)-5)
 
 	// A header count larger than the bytes left for headers.
-	b = unhex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
+	b = wiretest.Hex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecNone),
 		"12 00 00 00 02 6b 04 7631 0a", "14 00 0a 02 01 02 78 02 02 68 01")
 	fixBatchLengthAndCRC(b)
 	wantErr(t, readErr(b, 0), ErrInvalidLength, batchHeaderLen+9)
@@ -230,7 +220,7 @@ func TestControlBatch(t *testing.T) {
 	}
 	recs, _ := b.Records()
 	// Key: version 0, type 1 (commit); value: version 0, coordinator epoch 7.
-	if !bytes.Equal(recs[0].Key, unhex(t, "0000 0001")) || !bytes.Equal(recs[0].Value, unhex(t, "0000 00000007")) {
+	if !bytes.Equal(recs[0].Key, wiretest.Hex(t, "0000 0001")) || !bytes.Equal(recs[0].Value, wiretest.Hex(t, "0000 00000007")) {
 		t.Fatalf("control record key %x value %x", recs[0].Key, recs[0].Value)
 	}
 	key, err := recs[0].ControlKey()

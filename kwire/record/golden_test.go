@@ -3,29 +3,18 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"hash/crc32"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/pierrec/lz4/v4"
 )
-
-// unhex joins hex fragments (spaces allowed) into bytes.
-func unhex(t testing.TB, parts ...string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(strings.Join(parts, ""), " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // goldenRecords are the two records of the golden batches.
 var goldenRecords = []Record{
@@ -56,7 +45,7 @@ func goldenHeaderAfterCRC(codec Codec) string {
 }
 
 func TestGoldenUncompressedBatch(t *testing.T) {
-	want := unhex(t,
+	want := wiretest.Hex(t,
 		"0000000000000000", // base offset 0
 		"00000046",         // batch length 70 = 82 - 12
 		"ffffffff",         // partition leader epoch -1
@@ -96,7 +85,7 @@ func TestEmptyBatchIs61Bytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := unhex(t,
+	want := wiretest.Hex(t,
 		"0000000000000000", "00000031", "ffffffff", "02",
 		"2ce64e55", // CRC-32C of the 40 bytes below, computed separately
 		"0000", "ffffffff", "ffffffffffffffff", "ffffffffffffffff",
@@ -128,7 +117,7 @@ func TestReadsCodecEmptyBatch(t *testing.T) {
 // batch, and that the codec's own library (not this package's Decompress)
 // turns the records section back into the hand-built record bytes.
 func TestGoldenCompressedBatches(t *testing.T) {
-	records := unhex(t, goldenRecordBytes)
+	records := wiretest.Hex(t, goldenRecordBytes)
 	decoders := map[Codec]func(t *testing.T, section []byte) []byte{
 		CodecGzip: func(t *testing.T, s []byte) []byte {
 			expectPrefix(t, s, "1f8b") // gzip member magic
@@ -177,15 +166,15 @@ func TestGoldenCompressedBatches(t *testing.T) {
 				t.Fatal(err)
 			}
 			expectPrefix(t, got, "0000000000000000")
-			wantLen := unhex(t, "00000000")
+			wantLen := wiretest.Hex(t, "00000000")
 			wantLen[3] = byte(len(got) - 12)
 			if len(got)-12 > 255 || !bytes.Equal(got[8:12], wantLen) {
 				t.Fatalf("batch length field %x for %d bytes", got[8:12], len(got))
 			}
-			if !bytes.Equal(got[12:17], unhex(t, "ffffffff 02")) {
+			if !bytes.Equal(got[12:17], wiretest.Hex(t, "ffffffff 02")) {
 				t.Fatalf("leader epoch and magic %x", got[12:17])
 			}
-			if !bytes.Equal(got[21:61], unhex(t, goldenHeaderAfterCRC(codec))) {
+			if !bytes.Equal(got[21:61], wiretest.Hex(t, goldenHeaderAfterCRC(codec))) {
 				t.Fatalf("header after crc\n got %x\nwant %s", got[21:61], goldenHeaderAfterCRC(codec))
 			}
 			if out := decode(t, got[61:]); !bytes.Equal(out, records) {
@@ -206,8 +195,8 @@ func TestGoldenCompressedBatches(t *testing.T) {
 
 // Other clients write one raw snappy block instead of xerial framing.
 func TestReadRawSnappyBatch(t *testing.T) {
-	batch := unhex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecSnappy))
-	batch = append(batch, snappy.Encode(nil, unhex(t, goldenRecordBytes))...)
+	batch := wiretest.Hex(t, "0000000000000000 00000000 ffffffff 02 00000000", goldenHeaderAfterCRC(CodecSnappy))
+	batch = append(batch, snappy.Encode(nil, wiretest.Hex(t, goldenRecordBytes))...)
 	fixBatchLengthAndCRC(batch)
 	bs, _, err := ReadBatches(batch)
 	if err != nil {
@@ -221,14 +210,14 @@ func TestReadRawSnappyBatch(t *testing.T) {
 }
 
 func TestGoldenLegacyMessages(t *testing.T) {
-	v0 := unhex(t,
+	v0 := wiretest.Hex(t,
 		"0000000000000005", // offset 5
 		"00000011",         // message size 17
 		"61505427",         // CRC-32 (IEEE) of magic..end, computed separately
 		"00 00",            // magic 0, attributes 0
 		"00000001 6b",      // key "k"
 		"00000002 7631")    // value "v1"
-	v1 := unhex(t,
+	v1 := wiretest.Hex(t,
 		"0000000000000006", // offset 6
 		"00000017",         // message size 23
 		"26df07c2",         // CRC-32 (IEEE) of magic..end, computed separately
@@ -308,7 +297,7 @@ func TestGoldenLegacyWrapper(t *testing.T) {
 
 func expectPrefix(t *testing.T, b []byte, hexPrefix string) {
 	t.Helper()
-	want := unhex(t, hexPrefix)
+	want := wiretest.Hex(t, hexPrefix)
 	if !bytes.HasPrefix(b, want) {
 		t.Fatalf("bytes start %x, want %x", b[:min(len(b), len(want))], want)
 	}

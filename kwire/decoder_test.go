@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -37,7 +38,7 @@ func reencode(t *testing.T, h kwire.RequestHeader, body any) []byte {
 func TestOverlongVarintAcceptedAsJavaDoesRefusedWhenExact(t *testing.T) {
 	// HeartbeatRequest v4: the body's tagged-field count is 80 00, a
 	// two-byte zero.
-	frame := mustHex(t, "00000016000c000400000001000000026700000000026d008000")
+	frame := wiretest.Hex(t, "00000016000c000400000001000000026700000000026d008000")
 	h, body, err := kwire.ReadRequest(frame, registry)
 	require.NoError(t, err)
 	again := reencode(t, h, body)
@@ -53,12 +54,12 @@ func TestOverlongVarintAcceptedAsJavaDoesRefusedWhenExact(t *testing.T) {
 	var m struct {
 		_ struct{} `kafka:"versions=0,flexible=0+"`
 	}
-	assert.ErrorIs(t, kwire.Unmarshal(mustHex(t, "8080808010"), &m, 0), kwire.ErrBadVarint)
+	assert.ErrorIs(t, kwire.Unmarshal(wiretest.Hex(t, "8080808010"), &m, 0), kwire.ErrBadVarint)
 }
 
 func TestBoolByteAcceptedAsJavaDoesRefusedWhenExact(t *testing.T) {
 	// MetadataRequest v4: AllowAutoTopicCreation is 02.
-	frame := mustHex(t, "0000000f00030004000000010000ffffffff02")
+	frame := wiretest.Hex(t, "0000000f00030004000000010000ffffffff02")
 	h, body, err := kwire.ReadRequest(frame, registry)
 	require.NoError(t, err)
 	assert.True(t, body.(*messages.MetadataRequest).AllowAutoTopicCreation)
@@ -74,7 +75,7 @@ func TestBoolByteAcceptedAsJavaDoesRefusedWhenExact(t *testing.T) {
 
 func TestTaggedFieldSentWithDefaultComesBack(t *testing.T) {
 	// FetchRequest v12 with ClusterId (tag 0) present and null, its default.
-	frame := mustHex(t, "0000002b0001000c00000001000000ffffffff00000000000000007fffffff0000000000ffffffff01010101000100")
+	frame := wiretest.Hex(t, "0000002b0001000c00000001000000ffffffff00000000000000007fffffff0000000000ffffffff01010101000100")
 	for _, dec := range []kwire.Decoder{{}, {Exact: true}} {
 		h, body, err := dec.ReadRequest(frame, registry)
 		require.NoError(t, err)
@@ -144,7 +145,7 @@ func TestBoolByteInFixedRunRefusedWhenExact(t *testing.T) {
 		B bool     `kafka:"v=0+"`
 		C int16    `kafka:"v=0+"`
 	}
-	in := mustHex(t, "00000007"+"02"+"0009")
+	in := wiretest.Hex(t, "00000007"+"02"+"0009")
 	var m run
 	require.NoError(t, kwire.Unmarshal(in, &m, 0))
 	assert.Equal(t, run{A: 7, B: true, C: 9}, m)

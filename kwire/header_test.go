@@ -35,48 +35,6 @@ func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 	assert.ErrorIs(t, err, kwire.ErrTruncated)
 }
 
-// TestLayoutTaggedFields: a tagged field that is set shows as its own
-// node; an unknown one as raw bytes; the trace covers the frame.
-func TestLayoutTaggedFields(t *testing.T) {
-	h := &Heartbeat{GroupID: "g", Rack: "r1", UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 9, Data: []byte{0xab}})}
-	frame, tree, err := kwire.LayoutRequest(h, 1, 1, nil)
-	require.NoError(t, err)
-	text := tree.Format()
-	assert.Contains(t, text, `+-- Rack string = "r1" (compact, len+1=3)`)
-	assert.Contains(t, text, "+-- unknown bytes = ab")
-	assert.Equal(t, len(frame), tree.Size)
-
-	// A tagged field whose size prefix disagrees with its value is refused.
-	bad := append([]byte(nil), frame...)
-	for i := len(bad) - 1; i > 0; i-- {
-		if bad[i] == 0x03 && bad[i-1] == 0x00 { // Rack: tag 0, size 3
-			bad[i] = 0x04
-			break
-		}
-	}
-	_, err = kwire.TraceRequest(bad, func(int16, int16) (any, error) { return new(Heartbeat), nil })
-	assert.ErrorIs(t, err, kwire.ErrBadTag)
-}
-
-// TestLayoutArrayNames: arrays of leaves are named by the wire type as
-// Kafka's schemas spell it, arrays of structs by the field.
-func TestLayoutArrayNames(t *testing.T) {
-	type part struct {
-		ID int32 `kafka:"v=0+"`
-	}
-	type dirs struct {
-		_     struct{}     `kafka:"api=1001,versions=0,flexible=0+"`
-		Dirs  []kwire.UUID `kafka:"v=0+"`
-		Parts []part       `kafka:"v=0+"`
-	}
-	_, tree, err := kwire.LayoutRequest(&dirs{Dirs: []kwire.UUID{{}}, Parts: []part{{ID: 7}}}, 0, 1, nil)
-	require.NoError(t, err)
-	text := tree.Format()
-	assert.Contains(t, text, "+-- Dirs []uuid = 1 element")
-	assert.Contains(t, text, "+-- uuid[0] uuid = 00000000-0000-0000-0000-000000000000")
-	assert.Contains(t, text, "+-- Parts[0] part = struct")
-}
-
 // TestRequestClientIDErrors: a client id length that is cut short, below
 // -1 or past the frame is refused with its field and the offset of the
 // length (from the start of the frame, size prefix included).
