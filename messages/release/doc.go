@@ -32,13 +32,15 @@
 //     tables on every API, listener and range; the set of December 2024
 //     agrees with 4.0 but for seven changes that landed before the 4.0
 //     release, each named in TestSchemaSetsAgreeWithTheirReleases; the
-//     October 2024 set lies between 3.9 and 4.0.
+//     October 2024 set (trunk after the 3.9 branch) offers each role the
+//     same APIs as 3.9, with maxima between 3.9's and 4.0's.
 //
 // Uncertain: the KRaft tables of 2.8 (early access; kversion says its
 // tables for it are approximate), 3.7 and 3.8 ZooKeeper-mode brokers
 // offering ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848 was
-// early access and needed configuring), and 4.1 to 4.3, which rest on
-// kversion alone (no schema set was taken at those releases). Brokers
+// early access; the October 2024 set lists both for ZooKeeper-mode
+// brokers, as 3.9 has them), and 4.1 to 4.3, which rest on kversion alone
+// (no schema set was taken at those releases). Brokers
 // offer the telemetry APIs (KIP-714) only with a telemetry receiver
 // configured; Guess does not count their absence.
 package release
