@@ -1,0 +1,210 @@
+package snifftest
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kwirelabs/kwire/internal/sniff"
+	"github.com/kwirelabs/kwire/internal/sniff/capturetest"
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
+)
+
+// recorder is a dialer that relays a client's connections and records
+// every chunk each way as TCP segments of a capture, in the order the
+// chunks passed; it also keeps each connection's two byte streams, the
+// ground truth the capture reader is checked against.
+type recorder struct {
+	mu      sync.Mutex
+	capture *capturetest.Capture
+	conns   []*recorded
+}
+
+type recorded struct {
+	r *recorder
+	net.Conn
+	tcp                *capturetest.Conn
+	client             string
+	toServer, toClient bytes.Buffer
+}
+
+func newRecorder() *recorder { return &recorder{capture: capturetest.New()} }
+
+func (r *recorder) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, host)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc := &recorded{r: r, Conn: c, client: c.LocalAddr().String()}
+	rc.tcp = r.capture.Dial(rc.client, c.RemoteAddr().String(), true)
+	r.conns = append(r.conns, rc)
+	return rc, nil
+}
+
+func (c *recorded) Write(b []byte) (int, error) {
+	c.r.mu.Lock()
+	c.tcp.Send(true, b, 1460)
+	c.toServer.Write(b)
+	c.r.mu.Unlock()
+	return c.Conn.Write(b)
+}
+
+func (c *recorded) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.r.mu.Lock()
+		c.tcp.Send(false, b[:n], 1460)
+		c.toClient.Write(b[:n])
+		c.r.mu.Unlock()
+	}
+	return n, err
+}
+
+// frame is one frame of a recorded stream.
+type frame struct {
+	corr int32
+	key  int16 // requests
+}
+
+// frames splits a recorded stream into frames (kgo authenticates with
+// SaslAuthenticate: no raw tokens).
+func frames(t *testing.T, b []byte, requests bool) []frame {
+	var out []frame
+	for len(b) >= 4 {
+		n := int(binary.BigEndian.Uint32(b))
+		require.GreaterOrEqual(t, len(b), 4+n, "recorded stream ends inside a frame")
+		f := b[:4+n]
+		if requests {
+			key, _, corr, err := kwire.PeekRequest(f)
+			require.NoError(t, err)
+			out = append(out, frame{corr: corr, key: key})
+		} else {
+			corr, err := kwire.PeekResponse(f)
+			require.NoError(t, err)
+			out = append(out, frame{corr: corr})
+		}
+		b = b[4+n:]
+	}
+	return out
+}
+
+// TestKgoAgainstKfake: kgo logs in with SASL PLAIN, produces 2,000
+// records with each codec, consumes them back in a group and commits,
+// against a 3-broker kfake cluster. Every request and response on every
+// connection comes out of the capture decoded and paired, from pcap and
+// pcapng, and the password is in no line.
+func TestKgoAgainstKfake(t *testing.T) {
+	const n, secret = 2000, "kfake-s3cret"
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "sniff"),
+		kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", secret))
+	require.NoError(t, err)
+	defer cluster.Close()
+	rec := newRecorder()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := []kgo.Opt{kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.Dialer(rec.dial),
+		kgo.SASL(plain.Auth{User: "alice", Pass: secret}.AsMechanism()), kgo.ClientID("sniff-kgo")}
+
+	codecs := []kgo.CompressionCodec{kgo.NoCompression(), kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()}
+	for i, codec := range codecs {
+		cl, err := kgo.NewClient(append(opts, kgo.DefaultProduceTopic("sniff"), kgo.ProducerBatchCompression(codec), kgo.ProducerLinger(2*time.Millisecond))...)
+		require.NoError(t, err)
+		for j := range n / len(codecs) {
+			cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "k%d-%d", i, j), Value: fmt.Appendf(nil, "v%d-%d", i, j)}, nil)
+		}
+		require.NoError(t, cl.Flush(ctx))
+		cl.Close()
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics("sniff"), kgo.ConsumerGroup("sniff-group"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
+	require.NoError(t, err)
+	got := 0
+	for got < n {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	require.NoError(t, cl.CommitUncommittedOffsets(ctx))
+	cl.Close()
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	type key struct {
+		client string
+		corr   int32
+	}
+	wantReq, wantResp := map[key]int16{}, map[key]bool{}
+	for _, c := range rec.conns {
+		for _, f := range frames(t, c.toServer.Bytes(), true) {
+			wantReq[key{c.client, f.corr}] = f.key
+		}
+		for _, f := range frames(t, c.toClient.Bytes(), false) {
+			wantResp[key{c.client, f.corr}] = true
+		}
+	}
+	require.Greater(t, len(wantReq), 50)
+
+	for _, format := range []string{"pcap", "pcapng"} {
+		t.Run(format, func(t *testing.T) {
+			data := rec.capture.Pcap()
+			if format == "pcapng" {
+				data = rec.capture.Pcapng()
+			}
+			gotReq, gotResp := map[key]bool{}, map[key]bool{}
+			var log bytes.Buffer
+			var line []byte
+			stats, err := sniff.Read(bytes.NewReader(data), sniff.Options{}, func(r *sniff.Record) {
+				e := trafficlog.Event{Time: r.Time, Conn: r.Conn, Dir: trafficlog.Dir(r.Kind), Key: r.Key, Version: r.Version,
+					CorrelationID: r.CorrelationID, ClientID: r.ClientID, Latency: r.Latency, ClientAddr: r.Client,
+					Principal: r.Principal, Msg: r.Msg, Err: r.Err, Note: r.Note}
+				log.Write(trafficlog.AppendJSON(line[:0], e))
+				log.Write(trafficlog.AppendText(line[:0], e))
+				k := key{r.Client, r.CorrelationID}
+				switch {
+				case r.Err != nil || r.Msg == nil:
+				case r.Kind == sniff.Request && wantReq[k] == r.Key:
+					gotReq[k] = true
+				case r.Kind == sniff.Response && wantReq[k] == r.Key && r.ClientID != nil && *r.ClientID == "sniff-kgo":
+					gotResp[k] = true
+				}
+			})
+			require.NoError(t, err)
+			for k := range wantReq {
+				assert.True(t, gotReq[k], "request %v (key %d) not decoded", k, wantReq[k])
+			}
+			for k := range wantResp {
+				assert.True(t, gotResp[k], "response %v not decoded and paired", k)
+			}
+			assert.Equal(t, len(wantResp), int(stats.Paired))
+			assert.Zero(t, stats.Undecodable+stats.Unpaired+stats.Gaps)
+			assert.EqualValues(t, len(rec.conns), stats.Connections)
+			text := log.String()
+			assert.NotContains(t, text, secret)
+			assert.Contains(t, text, `"principal":"alice"`)
+			for _, api := range []string{"Produce", "Fetch", "JoinGroup", "SyncGroup", "OffsetCommit", "SaslAuthenticate"} {
+				assert.True(t, strings.Contains(text, " "+api+" v"), "no %s in the log", api)
+			}
+			t.Logf("%d connections, %d requests, %d responses paired", stats.Connections, len(wantReq), stats.Paired)
+		})
+	}
+}
+
+func apiName(key int16) string {
+	return trafficlog.APIName(key)
+}

@@ -1,0 +1,226 @@
+package snifftest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kwirelabs/kwire/internal/sniff"
+	"github.com/kwirelabs/kwire/interop/realclient"
+)
+
+// freePort is a loopback port nobody listens on now.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// tcpdump captures loopback traffic to and from ports into a file until
+// the returned stop is called, which returns the file's path (pcapng
+// when asked for).
+func tcpdump(t *testing.T, ports []int, pcapng bool) func() string {
+	bin, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Skip("tcpdump is not installed (Debian: apt-get install tcpdump; .ci/run installs it)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("capturing needs root")
+	}
+	var editcap string
+	if pcapng {
+		// tcpdump writes libpcap only; Wireshark's editcap rewrites it as pcapng.
+		if editcap, err = exec.LookPath("editcap"); err != nil {
+			t.Skip("editcap is not installed (Debian: wireshark-common, which tshark brings)")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "lo.pcap")
+	args := []string{"-i", "lo", "-U", "--immediate-mode", "-s", "0", "-Z", "root", "-w", path}
+	var filter []string
+	for _, p := range ports {
+		filter = append(filter, "tcp port "+strconv.Itoa(p))
+	}
+	args = append(args, strings.Join(filter, " or "))
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	cmd.Stderr = w
+	require.NoError(t, cmd.Start())
+	w.Close()
+	// tcpdump says "listening on lo" once the capture is running.
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(stderr.String(), "listening on") {
+		require.True(t, time.Now().Before(deadline), "tcpdump did not start: %s", stderr.String())
+		n, err := r.Read(buf)
+		stderr.Write(buf[:n])
+		require.NoError(t, err, "tcpdump: %s", stderr.String())
+	}
+	go func() { // drain the rest
+		for {
+			n, err := r.Read(buf)
+			if err != nil {
+				return
+			}
+			stderr.Write(buf[:n])
+		}
+	}()
+	return func() string {
+		time.Sleep(500 * time.Millisecond) // the last packets reach the capture
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		r.Close()
+		t.Logf("tcpdump: %s", strings.TrimSpace(stderr.String()))
+		if editcap != "" {
+			out, err := exec.Command(editcap, "-F", "pcapng", path, path+"ng").CombinedOutput()
+			require.NoError(t, err, "editcap: %s", out)
+			return path + "ng"
+		}
+		return path
+	}
+}
+
+func runClient(t *testing.T, name string, args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "%s %v: %s", name, args, stderr.String())
+	return stdout.String()
+}
+
+const pythonClient = `
+import sys
+from kafka import KafkaProducer, KafkaConsumer
+addr, topic, n, user, password = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+opts = dict(bootstrap_servers=addr, request_timeout_ms=10000, client_id='sniff-python',
+            security_protocol='SASL_PLAINTEXT', sasl_mechanism='PLAIN',
+            sasl_plain_username=user, sasl_plain_password=password)
+producer = KafkaProducer(compression_type='gzip', linger_ms=5, **opts)
+for f in [producer.send(topic, key=b'key-%d' % i, value=b'value-%d' % i) for i in range(n)]:
+    f.get(timeout=20)
+producer.close(timeout=10)
+consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', consumer_timeout_ms=1500, **opts)
+got = 0
+for m in consumer:
+    got += 1
+    if got == n:
+        break
+consumer.close()
+print(got)
+`
+
+// TestLoopbackCapture: kcat (librdkafka) and kafka-python (with SASL
+// PLAIN) produce to and consume from kfake while tcpdump captures the
+// loopback; every request in the capture decodes, every response pairs
+// with its request and decodes, nothing is a gap, and the password is in
+// no line.
+func TestLoopbackCapture(t *testing.T) {
+	for _, pcapng := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pcapng=%v", pcapng), func(t *testing.T) {
+			const secret = "py-s3cret"
+			// kcat speaks to kfake; kafka-python logs in with SASL PLAIN
+			// (SaslHandshake v0, then raw tokens) to the realclient broker.
+			port := freePort(t)
+			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(2, "lo"))
+			require.NoError(t, err)
+			defer cluster.Close()
+			broker, err := realclient.Start(2, t.Logf)
+			require.NoError(t, err)
+			defer broker.Close()
+			broker.SetSASLPlain(map[string]string{"bob": secret})
+			stop := tcpdump(t, []int{port, int(broker.Port())}, pcapng)
+			addr, plainAddr := broker.Addr(), cluster.ListenAddrs()[0]
+			clients := 0
+			if kcat, err := exec.LookPath("kcat"); err == nil {
+				clients++
+				var in strings.Builder
+				for i := range 200 {
+					fmt.Fprintf(&in, "k%d:v%d\n", i, i)
+				}
+				cmd := exec.Command(kcat, "-P", "-b", plainAddr, "-t", "lo", "-K:", "-z", "lz4", "-X", "client.id=sniff-kcat")
+				cmd.Stdin = strings.NewReader(in.String())
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, "%s", out)
+				got := runClient(t, kcat, "-C", "-b", plainAddr, "-t", "lo", "-o", "beginning", "-e", "-q", "-X", "client.id=sniff-kcat")
+				require.Len(t, strings.Fields(got), 200)
+			}
+			if py := kafkaPython(); py != "" {
+				clients++
+				script := filepath.Join(t.TempDir(), "client.py")
+				require.NoError(t, os.WriteFile(script, []byte(pythonClient), 0o600))
+				require.Equal(t, "300", strings.TrimSpace(runClient(t, py, script, addr, "lo", "300", "bob", secret)))
+			}
+			if clients == 0 {
+				t.Skip("neither kcat nor kafka-python is installed")
+			}
+			path := stop()
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			var requests, undecoded, unpaired int
+			var log strings.Builder
+			byAPI := map[string]int{}
+			stats, err := sniff.Read(f, sniff.Options{}, func(r *sniff.Record) {
+				fmt.Fprintf(&log, "%s %d %d v%d corr=%d %v %s\n", r.Kind, r.Conn, r.Key, r.Version, r.CorrelationID, r.Err, r.Note)
+				if r.Err != nil || (r.Msg == nil && r.Key >= 0) {
+					t.Logf("%s %d %s v%d corr=%d: %v", r.Kind, r.Conn, apiName(r.Key), r.Version, r.CorrelationID, r.Err)
+				}
+				switch {
+				case r.Kind == sniff.Request && r.Key >= 0:
+					requests++
+					byAPI[apiName(r.Key)]++
+					if r.Msg == nil || r.Err != nil {
+						undecoded++
+					}
+				case r.Kind == sniff.Response && r.Key >= 0:
+					if r.Msg == nil || r.Err != nil {
+						undecoded++
+					}
+				case r.Kind == sniff.Response && !strings.HasPrefix(r.Note, "raw SASL token"):
+					unpaired++
+				}
+			})
+			require.NoError(t, err)
+			t.Logf("%d connections, %d requests, %d paired, %d unanswered; by API %v", stats.Connections, requests, stats.Paired, stats.Unanswered, byAPI)
+			assert.Zero(t, undecoded, log.String())
+			assert.Zero(t, unpaired+int(stats.Unpaired)+int(stats.Gaps)+int(stats.Undecodable), log.String())
+			// Every request is answered but for a client's last ones in
+			// flight when it closed (a long-polling Fetch, say).
+			assert.LessOrEqual(t, int(stats.Unanswered), 2*int(stats.Connections))
+			assert.Greater(t, int(stats.Paired), 20)
+			assert.Greater(t, int(stats.Tokens), 0, "raw SASL tokens")
+			for _, api := range []string{"ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "SaslHandshake"} {
+				assert.NotZero(t, byAPI[api], "no %s", api)
+			}
+			assert.NotContains(t, log.String(), secret)
+		})
+	}
+}
+
+// kafkaPython is a python3 that imports kafka-python, or "".
+func kafkaPython() string {
+	for _, c := range []string{"python3", "/usr/bin/python3"} {
+		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import kafka").Run() == nil {
+			return p
+		}
+	}
+	return ""
+}
