@@ -25,6 +25,7 @@ type Packet struct {
 type Capture struct {
 	Packets []Packet
 	clock   time.Time
+	conns   int
 }
 
 // New starts an empty capture at a fixed time.
@@ -64,7 +65,8 @@ func (c *Capture) Dial(client, server string, handshake bool) *Conn {
 	if err != nil {
 		panic(err)
 	}
-	k := &Conn{c: c, client: cl, server: sv, clientSeq: 1000 + uint32(cl.Port)*7, serverSeq: 900000 + uint32(cl.Port)*13}
+	c.conns++
+	k := &Conn{c: c, client: cl, server: sv, clientSeq: uint32(c.conns) * 0x01000193, serverSeq: uint32(c.conns) * 0x9e3779b1}
 	if handshake {
 		c.Add(k.segment(true, true, false, nil))
 		c.Add(k.segment(false, true, false, nil))
