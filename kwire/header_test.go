@@ -11,12 +11,19 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
-	client := "proxy"
+// taggedHeaderRequest is a heartbeat request frame whose header (v2)
+// holds client and a tagged field, and that header.
+func taggedHeaderRequest(t *testing.T, client string) (kwire.RequestHeader, []byte) {
+	t.Helper()
 	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client,
 		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{1, 2}})}
 	frame, err := kwire.AppendRequestWithHeader(nil, h, newHeartbeat())
 	require.NoError(t, err)
+	return h, frame
+}
+
+func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
+	h, frame := taggedHeaderRequest(t, "proxy")
 	got, body, err := kwire.ReadRequest(frame, func(key, v int16) (any, error) { return new(heartbeat), nil })
 	require.NoError(t, err)
 	assert.Equal(t, int16(68), got.APIKey)
@@ -73,11 +80,7 @@ func TestRequestClientIDErrors(t *testing.T) {
 // PeekRequest, whether the size prefix says the frame ends there or the
 // caller has only read that far; likewise for responses.
 func TestHeaderCutShortAgrees(t *testing.T) {
-	client := "ab"
-	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client,
-		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{1, 2}})}
-	frame, err := kwire.AppendRequestWithHeader(nil, h, newHeartbeat())
-	require.NoError(t, err)
+	_, frame := taggedHeaderRequest(t, "ab")
 	newBody := func(int16, int16) (any, error) { return new(heartbeat), nil }
 	const head, header = 4 + 8, 4 + 8 + 2 + 2 + 5 // size, key, version, correlation id; client id, tags
 	for n := 4; n < header; n++ {

@@ -45,8 +45,8 @@ type Field struct {
 
 // SchemaOf returns the schema of msg's type (a struct, a pointer to one,
 // or a reflect.Type of either) at version. The version must be one the
-// message declares; its flexible versions decide compactness and tags.
-// Schemas are cached: callers must not modify them.
+// message declares (Describe says which); its flexible versions decide
+// compactness and tags. Schemas are cached: callers must not modify them.
 func SchemaOf(msg any, version int16) (*Schema, error) {
 	t, _, err := messageOf(msg, "schema", typeOnly)
 	if err != nil {
@@ -158,7 +158,9 @@ type MessageInfo struct {
 
 // Describe returns the message facts of msg's type (a struct, a pointer to
 // one, or a reflect.Type of either), or an error if its tags are invalid
-// at any version it declares (see Validate).
+// at any version it declares (see Validate). It answers what holds at
+// every version (the API, which versions exist); SchemaOf answers what
+// one version holds.
 func Describe(msg any) (MessageInfo, error) {
 	t, _, err := messageOf(msg, "plan", typeOnly)
 	if err != nil {
