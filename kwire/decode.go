@@ -6,10 +6,10 @@ import (
 	"unsafe"
 )
 
-// decoder reads one message from src. Strings are carved from arena
+// decodeState reads one message from src. Strings are carved from arena
 // chunks it owns, and small arrays from typed slabs, so decoding a large
 // message costs a handful of allocations rather than one per value.
-type decoder struct {
+type decodeState struct {
 	src []byte
 	off int
 
@@ -56,25 +56,25 @@ const (
 	slackShift = 2 // slab room left unused: at most 1 byte per 1<<slackShift bytes of input
 )
 
-func (d *decoder) remaining() int { return len(d.src) - d.off }
+func (d *decodeState) remaining() int { return len(d.src) - d.off }
 
-func (d *decoder) truncated(need int) error {
+func (d *decodeState) truncated(need int) error {
 	return newFieldError(ErrTruncated, d.off, "need %d bytes, have %d", need, d.remaining())
 }
 
-func (d *decoder) readUvarint() (uint32, error) {
+func (d *decodeState) readUvarint() (uint32, error) {
 	v, err := d.readUvarintBits(32)
 	return uint32(v), err
 }
 
-func (d *decoder) readUvarint64() (uint64, error) { return d.readUvarintBits(64) }
+func (d *decodeState) readUvarint64() (uint64, error) { return d.readUvarintBits(64) }
 
 // readUvarintBits reads an unsigned LEB128 varint that must fit in bits
 // bits: its last possible byte may carry only the bits left, so an
 // overflowing varint is an error, never a wrapped value (Kafka's Java
 // reader drops the extra bits). A varint longer than it needs to be
 // (0x80 0x00 for 0) is read as Java reads it, unless the decode is exact.
-func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
+func (d *decodeState) readUvarintBits(bits uint) (uint64, error) {
 	if d.off < len(d.src) && d.src[d.off] < 0x80 {
 		// One byte, the common case (small lengths, counts and tags):
 		// never overlong, never over bits (7 at most). Inlined.
@@ -86,7 +86,7 @@ func (d *decoder) readUvarintBits(bits uint) (uint64, error) {
 
 // readUvarintLong is readUvarintBits for the varints of two or more bytes
 // and the errors.
-func (d *decoder) readUvarintLong(bits uint) (uint64, error) {
+func (d *decodeState) readUvarintLong(bits uint) (uint64, error) {
 	var v uint64
 	start := d.off
 	for shift := uint(0); ; shift += 7 {
@@ -115,7 +115,7 @@ func (d *decoder) readUvarintLong(bits uint) (uint64, error) {
 // The length is held in an int64 until it has passed those checks: a
 // compact length reaches 2^32-2, which an int on a 32-bit machine cannot
 // hold.
-func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
+func (d *decodeState) readLength(compact, wide bool, unit int) (int, error) {
 	start := d.off
 	var n int64
 	switch {
@@ -150,7 +150,7 @@ func (d *decoder) readLength(compact, wide bool, unit int) (int, error) {
 
 // strPtr returns a pointer to the next n bytes as a string, the string
 // header carved from a chunk as the bytes are.
-func (d *decoder) strPtr(n int) (*string, error) {
+func (d *decodeState) strPtr(n int) (*string, error) {
 	if len(d.strPtrs) == 0 && d.lastPtrChunk == 0 && d.strBytes == 0 && n > 0 && n <= 64 {
 		// The first *string of a message with no chunk yet takes the
 		// first string chunk with it.
@@ -179,7 +179,7 @@ func (d *decoder) strPtr(n int) (*string, error) {
 // chunk of the size the last message used, the strings take
 // decodeStruct's inline case from the first. Over the budget it
 // allocates nothing, and each string takes a chunk as it needs one.
-func (d *decoder) firstChunk(h int32) {
+func (d *decodeState) firstChunk(h int32) {
 	size := min(int(h>>1), d.remaining())
 	ptr := h&1 != 0 && size <= 64
 	cost := size
@@ -202,7 +202,7 @@ func (d *decoder) firstChunk(h int32) {
 // left in its last chunk (the tail of an earlier chunk, left for a string
 // it could not hold, counts as used), and whether it took a *string
 // target: the plan's hint for the next message's first chunk.
-func (d *decoder) stringsUsed() (int, bool) {
+func (d *decodeState) stringsUsed() (int, bool) {
 	ptr := d.lastPtrChunk > 1 || d.lastPtrChunk == 1 && len(d.strPtrs) == 0
 	return d.strBytes - len(d.strArena), ptr
 }
@@ -241,7 +241,7 @@ func firstStrings(size int) ([]string, []byte) {
 }
 
 // str returns the next n bytes as a string from the arena.
-func (d *decoder) str(n int) (string, error) {
+func (d *decodeState) str(n int) (string, error) {
 	if n == 0 {
 		return "", nil
 	}
@@ -270,7 +270,7 @@ func (d *decoder) str(n int) (string, error) {
 
 // charge takes n bytes from the call's allocation budget, or refuses
 // before they are allocated.
-func (d *decoder) charge(n int) error {
+func (d *decodeState) charge(n int) error {
 	if !d.limited {
 		return nil // inlined: most decodes have no budget
 	}
@@ -280,14 +280,14 @@ func (d *decoder) charge(n int) error {
 // chargeElems is charge for n values of size bytes each, which it refuses
 // when they would take more than an int can count (a length that holds
 // on a 64-bit machine may not on a 32-bit one).
-func (d *decoder) chargeElems(n int, size uintptr) error {
+func (d *decodeState) chargeElems(n int, size uintptr) error {
 	if uint64(n)*uint64(size) > math.MaxInt {
 		return newFieldError(ErrTooLarge, d.off, "%d values of %d bytes: more than this machine can allocate", n, size)
 	}
 	return d.charge(n * int(size))
 }
 
-func (d *decoder) chargeBudget(n int) error {
+func (d *decodeState) chargeBudget(n int) error {
 	if n > d.budget {
 		return newFieldError(ErrTooLarge, d.off, "decoding needs more than the %d bytes left of the allocation budget", d.budget)
 	}
@@ -300,25 +300,25 @@ func (d *decoder) chargeBudget(n int) error {
 // the input and the offset in locals. Each case is the common form only (a
 // one-byte compact length, a value that fits, room left in the arena);
 // anything else, errors included, reads the field again from its start
-// through the general path over its op (decodeInstr), so both give the
+// through the general path over its field plan (decodeInstr), so both give the
 // same values and errors.
 //
 // Nested structs and arrays of them run in the same loop, their parents
-// kept on a small stack (encodeStack, as encode keeps them); deeper ones
+// kept on a small stack (structStack, as encode keeps them); deeper ones
 // recurse through the general path. The cases make no call: every call
 // (the general path, the tag section, defaults) takes the loop's state
 // and hands it back, so nothing of the loop is live across a call and the
 // loop spills nothing. Entering an array calls for the elements' storage
 // with the parent already pushed, so only the array's plan, length and
 // offset live across that call.
-func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 	if pl.hasDefaults {
 		pl, p = pl.withDefaults(p)
 	}
-	var st encodeStack // the parents of the struct at p
+	var st structStack // the parents of the struct at p
 	var err error
 	off := d.off
-	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
+	in := unsafe.SliceData(pl.prog) // the program ends with an end instruction
 	for {
 		src := d.src
 		switch in.code {
@@ -457,7 +457,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				off, in = next, nextInstr(in)
 				continue
 			}
-			if sub := in.plan(); n > 0 && st.depth < encodeDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
+			if sub := in.plan(); n > 0 && st.depth < stackDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
 				// Enter the array: the parent on the stack (so
 				// that it is not live across the call), the
 				// elements' storage, the first element.
@@ -467,14 +467,14 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				if err != nil {
 					st.depth--
 					f := &st.frames[st.depth]
-					return st.within(within(err, f.pl.opOf(f.in).name))
+					return st.within(within(err, f.pl.fieldOf(f.in).name))
 				}
 				f := &st.frames[st.depth-1]
 				*(*sliceHeader)(unsafe.Add(f.p, f.in.off)) = sliceHeader{data: data, len: n, cap: n}
 				if sub.hasDefaults {
 					sub.applyDefaults(data)
 				}
-				pl, p, in, off = sub, data, unsafe.SliceData(sub.enc), next
+				pl, p, in, off = sub, data, unsafe.SliceData(sub.prog), next
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
@@ -518,15 +518,15 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
 				}
 			}
-			if n >= 0 && n <= len(src)-next && in.count != 0 { // records may alias the input
+			if n >= 0 && n <= len(src)-next && in.records { // records may alias the input
 				*(*[]byte)(in.field(p)) = src[next : next+n : next+n]
 				off, in = next+n, nextInstr(in)
 				continue
 			}
 		case cStruct:
-			if sub := in.plan(); !sub.hasDefaults && st.depth < encodeDepth {
+			if sub := in.plan(); !sub.hasDefaults && st.depth < stackDepth {
 				st.push(pl, p, in, 1)
-				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.enc)
+				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.prog)
 				continue
 			}
 		case cEndNone:
@@ -557,7 +557,7 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			if pl.hasDefaults {
 				pl, p = pl.withDefaults(p)
 			}
-			in = unsafe.SliceData(pl.enc)
+			in = unsafe.SliceData(pl.prog)
 			continue
 		}
 		st.depth--
@@ -571,10 +571,10 @@ func (d *decoder) decodeStruct(pl *plan, p unsafe.Pointer) error {
 // back: the next instruction (nil after the struct's tag section) and
 // offset, or, entering a nested struct while st has room, its plan,
 // struct and first instruction, the parent pushed on st. Anything else
-// reads the field from its start through its op, so the values, the
+// reads the field from its start through its field plan, so the values, the
 // errors with their path and offset, and the hostile-input checks are
 // the general path's own.
-func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *encodeStack) (*plan, unsafe.Pointer, *instr, int, error) {
+func (d *decodeState) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *structStack) (*plan, unsafe.Pointer, *instr, int, error) {
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
@@ -585,7 +585,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		err := d.decodeTaggedFields(pl, p)
 		return pl, p, nil, d.off, err
 	case cStruct:
-		if st.depth == encodeDepth {
+		if st.depth == stackDepth {
 			break
 		}
 		st.push(pl, p, in, 1)
@@ -593,7 +593,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		if sub.hasDefaults {
 			sub.applyDefaults(fp)
 		}
-		return sub, fp, unsafe.SliceData(sub.enc), off, nil
+		return sub, fp, unsafe.SliceData(sub.prog), off, nil
 	case cStringCompact, cStringClassic, cNullStringCompact, cNullStringClassic:
 		// Long, or the arena needs a new chunk (the first string of a
 		// message does when no first chunk was taken before it): the
@@ -613,7 +613,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 			*(**string)(fp), err = d.strPtr(n)
 		}
 		if err != nil {
-			return pl, p, in, off, within(err, pl.opOf(in).name)
+			return pl, p, in, off, within(err, pl.fieldOf(in).name)
 		}
 		return pl, p, nextInstr(in), d.off, nil
 	case cArrayStringCompact, cArrayStringClassic:
@@ -621,7 +621,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		if in.code == cArrayStringClassic {
 			n, next = classicLength(d.src, off, 4)
 		}
-		o := pl.opOf(in)
+		o := pl.fieldOf(in)
 		if n <= 0 || uint64(n)*uint64(o.elemMinWire) > uint64(len(d.src)-next) {
 			break // empty, null, too long
 		}
@@ -638,7 +638,7 @@ func (d *decoder) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st
 		}
 		return pl, p, nextInstr(in), d.off, nil
 	}
-	off, err := d.decodeOp(pl, pl.instrIndex(in), p, off)
+	off, err := d.decodeField(pl, pl.instrIndex(in), p, off)
 	return pl, p, nextInstr(in), off, err
 }
 
@@ -657,9 +657,9 @@ func (pl *plan) applyDefaults(p unsafe.Pointer) {
 	pl.flatDefaults.applyOther(p)
 }
 
-// arrayString reads one string element of an array (op e) at d.off: the
+// arrayString reads one string element of an array (field plan e) at d.off: the
 // short form inline, the rest through decodeValue.
-func (d *decoder) arrayString(e *op, s *string) error {
+func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 	n, next := compactLength(d.src, d.off)
 	if !e.compact {
 		n, next = classicLength(d.src, d.off, 2)
@@ -675,9 +675,9 @@ func (d *decoder) arrayString(e *op, s *string) error {
 	return nil
 }
 
-// decodeOp reads hot field i of pl, which starts at off, through the
-// general path over its op, and returns the offset after it.
-func (d *decoder) decodeOp(pl *plan, i int, p unsafe.Pointer, off int) (int, error) {
+// decodeField reads hot field i of pl, which starts at off, through the
+// general path over its field plan, and returns the offset after it.
+func (d *decodeState) decodeField(pl *plan, i int, p unsafe.Pointer, off int) (int, error) {
 	d.off = off
 	o := &pl.hot[i]
 	if o.kind == kFixedRun {
@@ -716,7 +716,7 @@ func classicLength(src []byte, off, width int) (n, next int) {
 // get32 loads a big-endian uint32 from p.
 func get32(p unsafe.Pointer) uint32 { return binary.BigEndian.Uint32((*[4]byte)(p)[:]) }
 
-func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
+func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 	if s := o.kind.fixedSize(); s > 0 {
 		if d.remaining() < s {
 			return d.truncated(s)
@@ -826,7 +826,7 @@ func (d *decoder) decodeValue(o *op, fp unsafe.Pointer) error {
 // presence reads the int8 marker before a nullable struct: as Kafka's
 // Java reader does, a negative byte is null and any other present; an
 // exact decode takes only -1 and 1, the bytes encoding writes.
-func (d *decoder) presence(o *op) (bool, error) {
+func (d *decodeState) presence(o *fieldPlan) (bool, error) {
 	if !o.nullable {
 		return true, nil
 	}
@@ -844,7 +844,7 @@ func (d *decoder) presence(o *op) (bool, error) {
 // arrayLength reads an array's length: -1 for null, which only a
 // nullable array may be, and never more elements than the bytes left
 // could hold.
-func (d *decoder) arrayLength(o *op) (int, error) {
+func (d *decodeState) arrayLength(o *fieldPlan) (int, error) {
 	start := d.off
 	n, err := d.readLength(o.compact, true, int(o.elemMinWire))
 	if err != nil {
@@ -856,7 +856,7 @@ func (d *decoder) arrayLength(o *op) (int, error) {
 	return n, nil
 }
 
-func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
+func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 	e := o.elem
 	n, err := d.arrayLength(o)
 	if err != nil {
@@ -916,7 +916,7 @@ func (d *decoder) decodeArray(o *op, h *sliceHeader) error {
 	return nil
 }
 
-func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 	count, err := d.tagCount()
 	if err != nil {
 		return err
@@ -932,7 +932,7 @@ func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 			return err
 		}
 		start := d.off
-		if o := pl.taggedOp(tag); o != nil {
+		if o := pl.fieldWithTag(tag); o != nil {
 			fp := fieldPtr(p, o.offset)
 			if err := d.taggedValue(o, end, func() error { return d.decodeValue(o, fp) }); err != nil {
 				return err
@@ -956,7 +956,7 @@ func (d *decoder) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 
 // tagCount reads how many tagged fields follow; each takes two bytes at
 // least.
-func (d *decoder) tagCount() (uint32, error) {
+func (d *decodeState) tagCount() (uint32, error) {
 	start := d.off
 	count, err := d.readUvarint()
 	if err != nil {
@@ -972,7 +972,7 @@ func (d *decoder) tagCount() (uint32, error) {
 // value ends. Tags must ascend (last is the previous one), a tag the
 // struct declares for other versions only is refused, and the value must
 // fit in the bytes left.
-func (d *decoder) tagHeader(pl *plan, last *int64) (tag uint32, end int, err error) {
+func (d *decodeState) tagHeader(pl *plan, last *int64) (tag uint32, end int, err error) {
 	tagAt := d.off
 	if tag, err = d.readUvarint(); err != nil {
 		return 0, 0, err
@@ -998,7 +998,7 @@ func (d *decoder) tagHeader(pl *plan, last *int64) (tag uint32, end int, err err
 
 // taggedValue runs read on a known tagged field's value, which must fill
 // exactly the size its prefix gave.
-func (d *decoder) taggedValue(o *op, end int, read func() error) error {
+func (d *decodeState) taggedValue(o *fieldPlan, end int, read func() error) error {
 	full := d.src
 	d.src = d.src[:end]
 	err := read()
@@ -1016,7 +1016,7 @@ func (d *decoder) taggedValue(o *op, end int, read func() error) error {
 // fields the section still holds, this one included, which tagCount has
 // held to what the bytes left can carry: the list takes room for them all
 // at once (one field, the usual case, costs one 32-byte entry).
-func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uint32) error {
+func (d *decodeState) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uint32) error {
 	if unknown.fields == nil {
 		if err := d.charge(int(unsafe.Sizeof([]TaggedField(nil)))); err != nil {
 			return err
@@ -1040,8 +1040,8 @@ func (d *decoder) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uin
 	return nil
 }
 
-// taggedOp finds the field with tag t in this version, or nil.
-func (pl *plan) taggedOp(t uint32) *op {
+// fieldWithTag finds the field with tag t in this version, or nil.
+func (pl *plan) fieldWithTag(t uint32) *fieldPlan {
 	for i := range pl.tagged {
 		if pl.tagged[i].tag == t {
 			return pl.tagged[i]
@@ -1058,7 +1058,7 @@ var zeroSizedValue [0]byte
 // case takes only for a run the input cuts short or, in an exact decode,
 // one holding a bool byte above 1: it reads the fields one by one, in
 // wire order, so the error names the field and its offset.
-func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
+func (d *decodeState) decodeFixedRun(o *fieldPlan, p unsafe.Pointer) error {
 	if d.remaining() < int(o.runSize) {
 		for _, f := range o.run {
 			if d.remaining() < f.at+f.kind.fixedSize() {
@@ -1068,7 +1068,7 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 		}
 	}
 	for _, f := range o.run {
-		if err := d.decodeValue(&op{kind: f.kind}, unsafe.Add(p, f.offset)); err != nil {
+		if err := d.decodeValue(&fieldPlan{kind: f.kind}, unsafe.Add(p, f.offset)); err != nil {
 			return within(err, f.name)
 		}
 	}
@@ -1085,7 +1085,7 @@ func (d *decoder) decodeFixedRun(o *op, p unsafe.Pointer) error {
 // slabs' unused room together stays under a quarter of the input, however
 // the message mixes types; and a slab is kept per type, so
 // mixing types never throws a slab away.
-func (d *decoder) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer, error) {
+func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer, error) {
 	sl := d.slabOf(elem)
 	size := int(stride)
 	sl.used += n
@@ -1130,7 +1130,7 @@ func (d *decoder) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer
 
 // slabOf finds the slab of element type elem, adding an empty one the
 // first time.
-func (d *decoder) slabOf(elem *plan) *slab {
+func (d *decodeState) slabOf(elem *plan) *slab {
 	for i := range d.structs {
 		sl := &d.structs[i]
 		if sl.elem == elem {

@@ -33,14 +33,14 @@ type Decoder struct {
 	Exact bool
 }
 
-// start readies d, a zero decoder, to read src. Filling a zero value in
-// place, rather than returning one, spares copying the whole decoder.
-func (dc Decoder) start(d *decoder, src []byte) {
+// start readies d, a zero decodeState, to read src. Filling a zero value in
+// place, rather than returning one, spares copying the whole decodeState.
+func (dc Decoder) start(d *decodeState, src []byte) {
 	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
 }
 
 // decodeBody resets the message at p and decodes it with pl.
-func (d *decoder) decodeBody(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeBody(pl *plan, p unsafe.Pointer) error {
 	pl.reset(p)
 	if h := pl.strHint.Load(); h != 0 && d.strBytes == 0 {
 		d.firstChunk(h) // unless a request header's client id took one
@@ -71,7 +71,7 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 			return err
 		}
 	}
-	var d decoder
+	var d decodeState
 	dc.start(&d, data)
 	if err := d.decodeBody(pl, p); err != nil {
 		return publicError("unmarshal", pl.typ.String(), err)
@@ -91,7 +91,7 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 	if err != nil {
 		return h, nil, err
 	}
-	var d decoder
+	var d decodeState
 	dc.start(&d, rest)
 	if err := d.readRequestHead(&h); err != nil {
 		return h, nil, headerError("RequestHeader", err)
@@ -138,7 +138,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 		return h, err
 	}
 	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	var d decoder
+	var d decodeState
 	dc.start(&d, rest)
 	if err := d.readResponseHeader(&h); err != nil {
 		return h, headerError("ResponseHeader", err)

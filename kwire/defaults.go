@@ -6,13 +6,13 @@ import "unsafe"
 // it without losing information: it holds its schema default or its Go
 // zero value. Kafka's generated code accepts only the default; kwire also
 // accepts the zero value, which is how Go code says "not set".
-func isUnset(o *op, fp unsafe.Pointer) bool {
+func isUnset(o *fieldPlan, fp unsafe.Pointer) bool {
 	return isDefault(o, fp) || isZero(o, fp)
 }
 
 // structIsDefault applies test to every field the struct declares.
-func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) bool) bool {
-	for _, list := range [][]*op{pl.fields, pl.tagged, pl.absent} {
+func structIsDefault(pl *plan, p unsafe.Pointer, test func(*fieldPlan, unsafe.Pointer) bool) bool {
+	for _, list := range [][]*fieldPlan{pl.fields, pl.tagged, pl.absent} {
 		for _, o := range list {
 			if !test(o, fieldPtr(p, o.offset)) {
 				return false
@@ -27,15 +27,15 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*op, unsafe.Pointer) 
 
 // setFieldDefault gives one field of the struct at p its schema default,
 // nested structs included.
-func setFieldDefault(o *op, p unsafe.Pointer) {
+func setFieldDefault(o *fieldPlan, p unsafe.Pointer) {
 	var fd flatDefaults
-	flattenDefaults([]*op{o}, 0, &fd)
+	flattenDefaults([]*fieldPlan{o}, 0, &fd)
 	fd.apply(p)
 }
 
 // flatDefaults is a plan's defaults compiled for the decoder: fixed-width
 // values, nested structs included, as (offset, width, bits) stores; the
-// rest (strings) as (offset, op) pairs whose wire type's setDefault
+// rest (strings) as (offset, field plan) pairs whose wire type's setDefault
 // stores them.
 type flatDefaults struct {
 	fixed []fixedDefault
@@ -44,10 +44,10 @@ type flatDefaults struct {
 
 // placedDefault is a field whose default its wire type's setDefault
 // stores, at off in the struct being decoded (a nested struct's field
-// sits past its parent's offset; the op is the plan's own).
+// sits past its parent's offset; the field plan is the plan's own).
 type placedDefault struct {
 	off uintptr
-	o   *op
+	o   *fieldPlan
 }
 
 type fixedDefault struct {
@@ -58,7 +58,7 @@ type fixedDefault struct {
 
 // flattenDefaults compiles list, whose fields sit at base inside the
 // struct being decoded.
-func flattenDefaults(list []*op, base uintptr, out *flatDefaults) {
+func flattenDefaults(list []*fieldPlan, base uintptr, out *flatDefaults) {
 	for _, o := range list {
 		if flatten := wireTypes[o.kind].flattenDefault; flatten != nil {
 			flatten(o, base, out)

@@ -28,10 +28,10 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			return b, err
 		}
 	}
-	var st encodeStack // the parents of the struct at p
+	var st structStack // the parents of the struct at p
 	base, n, c := unsafe.Pointer(unsafe.SliceData(b)), len(b), cap(b)
-	in := unsafe.SliceData(pl.enc) // the program ends with an end instruction
-	var long []byte                // a byte string for copyLong
+	in := unsafe.SliceData(pl.prog) // the program ends with an end instruction
+	var long []byte                 // a byte string for copyLong
 	for {
 		switch in.code {
 		case cSlow: // below the switch; a case, so the jump table starts at 0
@@ -207,11 +207,11 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			// 1 to 126 elements, the common case: the length, then the
 			// first element. Null or empty: the length alone.
 			h := (*sliceHeader)(in.field(p))
-			if sub := in.plan(); uint(h.len-1) < 0x7e && n < c && sub.skipAbsent && st.depth < encodeDepth {
+			if sub := in.plan(); uint(h.len-1) < 0x7e && n < c && sub.skipAbsent && st.depth < stackDepth {
 				*(*uint8)(unsafe.Add(base, n)) = byte(h.len + 1)
 				n++
 				st.push(pl, p, in, h.len)
-				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
+				pl, p, in = sub, h.data, unsafe.SliceData(sub.prog)
 				continue
 			}
 			if h.len == 0 && n < c {
@@ -225,11 +225,11 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 			}
 		case cArrayStructClassic:
 			h := (*sliceHeader)(in.field(p))
-			if sub := in.plan(); uint(h.len-1) < 0x7e && n+4 <= c && sub.skipAbsent && st.depth < encodeDepth {
+			if sub := in.plan(); uint(h.len-1) < 0x7e && n+4 <= c && sub.skipAbsent && st.depth < stackDepth {
 				put32(unsafe.Add(base, n), uint32(h.len))
 				n += 4
 				st.push(pl, p, in, h.len)
-				pl, p, in = sub, h.data, unsafe.SliceData(sub.enc)
+				pl, p, in = sub, h.data, unsafe.SliceData(sub.prog)
 				continue
 			}
 			if h.len == 0 && n+4 <= c {
@@ -242,9 +242,9 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				continue
 			}
 		case cStruct:
-			if sub := in.plan(); sub.skipAbsent && st.depth < encodeDepth {
+			if sub := in.plan(); sub.skipAbsent && st.depth < stackDepth {
 				st.push(pl, p, in, 1)
-				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.enc)
+				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.prog)
 				continue
 			}
 		case cEndNone:
@@ -262,16 +262,16 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 				goto end
 			}
 		case cEndChecks:
-			if (!in.nullable || (*UnknownTags)(in.field(p)).fields == nil) && n < c {
+			if (!in.hasUnknown || (*UnknownTags)(in.field(p)).fields == nil) && n < c {
 				k := 0
-				for k < int(in.count) {
+				for k < int(in.n) {
 					w := (*wordCheck)(unsafe.Add(in.ref, k*int(unsafe.Sizeof(wordCheck{}))))
 					if *(*uintptr)(unsafe.Add(p, w.off))&w.mask != w.bits {
 						break
 					}
 					k++
 				}
-				if k == int(in.count) { // nothing tagged
+				if k == int(in.n) { // nothing tagged
 					*(*uint8)(unsafe.Add(base, n)) = 0
 					n++
 					goto end
@@ -303,7 +303,7 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 		}
 		if f := &st.frames[st.depth-1]; f.left > 1 {
 			f.left--
-			p, in = unsafe.Add(p, f.in.n), unsafe.SliceData(pl.enc)
+			p, in = unsafe.Add(p, f.in.n), unsafe.SliceData(pl.prog)
 			continue
 		}
 		st.depth--
@@ -312,55 +312,55 @@ func encodeStruct(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	}
 }
 
-// encodeDepth is how many levels of nested structs encodeStruct and
+// stackDepth is how many levels of nested structs encodeStruct and
 // decodeStruct keep on their own stack; deeper ones recurse through the
 // general path (encodeInstr, decodeInstr).
-const encodeDepth = 2
+const stackDepth = 2
 
-// encodeFrame is a struct encodeStruct will return to: the parent plan,
+// structFrame is a struct encodeStruct will return to: the parent plan,
 // struct and instruction (a struct or an array of structs, whose n is the
 // element stride), and how many elements are left, the current one
 // included.
-type encodeFrame struct {
+type structFrame struct {
 	pl   *plan
 	p    unsafe.Pointer
 	in   *instr
 	left int
 }
 
-// encodeStack is encodeStruct's (and decodeStruct's) stack of parents,
+// structStack is encodeStruct's (and decodeStruct's) stack of parents,
 // depth of them in frames.
-type encodeStack struct {
-	frames [encodeDepth]encodeFrame
+type structStack struct {
+	frames [stackDepth]structFrame
 	depth  int
 }
 
-func (st *encodeStack) push(pl *plan, p unsafe.Pointer, in *instr, elems int) {
-	st.frames[st.depth] = encodeFrame{pl: pl, p: p, in: in, left: elems}
+func (st *structStack) push(pl *plan, p unsafe.Pointer, in *instr, elems int) {
+	st.frames[st.depth] = structFrame{pl: pl, p: p, in: in, left: elems}
 	st.depth++
 }
 
 // within adds the path of the stack, innermost last, to err: each
 // parent's field name and, for arrays, the element's index.
-func (st *encodeStack) within(err error) error {
+func (st *structStack) within(err error) error {
 	for k := st.depth - 1; k >= 0; k-- {
 		f := &st.frames[k]
 		if f.in.code != cStruct {
 			h := (*sliceHeader)(unsafe.Add(f.p, f.in.off))
 			err = withinIndex(err, h.len-f.left)
 		}
-		err = within(err, f.pl.opOf(f.in).name)
+		err = within(err, f.pl.fieldOf(f.in).name)
 	}
 	return err
 }
 
 // instrIndex is the index of in, an instruction of pl's program.
 func (pl *plan) instrIndex(in *instr) int {
-	return int((uintptr(unsafe.Pointer(in)) - uintptr(unsafe.Pointer(unsafe.SliceData(pl.enc)))) / unsafe.Sizeof(instr{}))
+	return int((uintptr(unsafe.Pointer(in)) - uintptr(unsafe.Pointer(unsafe.SliceData(pl.prog)))) / unsafe.Sizeof(instr{}))
 }
 
-// opOf is the hot field that in, an instruction of pl's program, compiles.
-func (pl *plan) opOf(in *instr) *op { return &pl.hot[pl.instrIndex(in)] }
+// fieldOf is the hot field that in, an instruction of pl's program, compiles.
+func (pl *plan) fieldOf(in *instr) *fieldPlan { return &pl.hot[pl.instrIndex(in)] }
 
 // putNullLength stores a null array length at dst and returns its size.
 func putNullLength(dst unsafe.Pointer, compact bool) int {
@@ -434,7 +434,7 @@ func encodeInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, *plan
 
 // appendInstr appends instruction in of pl's program, for the struct at
 // p, by the general path: it grows b as needed and handles every form,
-// the rare ones and the errors through the op.
+// the rare ones and the errors through the field plan.
 func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error) {
 	fp := unsafe.Add(p, in.off)
 	switch in.code {
@@ -446,14 +446,14 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cStringClassic:
 		s := *(*string)(fp)
 		if len(s) > maxInt16String {
-			return encodeOp(b, pl, in, fp)
+			return encodeField(b, pl, in, fp)
 		}
 		return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...), nil
 	case cNullStringCompact:
 		sp := *(**string)(fp)
 		if sp == nil {
 			if !in.nullable {
-				return encodeOp(b, pl, in, fp) // the error
+				return encodeField(b, pl, in, fp) // the error
 			}
 			return append(b, 0), nil
 		}
@@ -464,7 +464,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 			return append(b, 0xff, 0xff), nil
 		}
 		if sp == nil || len(*sp) > maxInt16String {
-			return encodeOp(b, pl, in, fp)
+			return encodeField(b, pl, in, fp)
 		}
 		return append(binary.BigEndian.AppendUint16(b, uint16(len(*sp))), *sp...), nil
 	case cInt16:
@@ -476,7 +476,7 @@ func appendInstr(b []byte, pl *plan, p unsafe.Pointer, in *instr) ([]byte, error
 	case cUUID:
 		return append(b, (*UUID)(fp)[:]...), nil
 	}
-	return encodeOp(b, pl, in, fp)
+	return encodeField(b, pl, in, fp)
 }
 
 // encodeTail writes what follows a struct's fields: the tagged-field
@@ -506,11 +506,11 @@ func nothingTagged(pl *plan, p unsafe.Pointer) bool {
 		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
 }
 
-// encodeOp writes the hot field of instruction in of pl, at fp, through
+// encodeField writes the hot field of instruction in of pl, at fp, through
 // the general path: the rare forms (varints, null, too long) and their
 // errors.
-func encodeOp(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) {
-	o := pl.opOf(in)
+func encodeField(b []byte, pl *plan, in *instr, fp unsafe.Pointer) ([]byte, error) {
+	o := pl.fieldOf(in)
 	b, err := encodeValue(b, o, fp)
 	if err != nil {
 		return b, within(err, o.name)
@@ -534,7 +534,7 @@ func checkAbsent(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 	return b, nil
 }
 
-func appendString(b []byte, o *op, s string) ([]byte, error) {
+func appendString(b []byte, o *fieldPlan, s string) ([]byte, error) {
 	if err := checkStringLength(o, len(s)); err != nil {
 		return b, err
 	}
@@ -542,7 +542,7 @@ func appendString(b []byte, o *op, s string) ([]byte, error) {
 	return append(b, s...), nil
 }
 
-func encodeArray(b []byte, o *op, h *sliceHeader) ([]byte, error) {
+func encodeArray(b []byte, o *fieldPlan, h *sliceHeader) ([]byte, error) {
 	if h.data == nil && o.nullable {
 		return appendLength(b, -1, o.compact, true), nil
 	}
@@ -654,7 +654,7 @@ func encodeTaggedFields(b []byte, pl *plan, p unsafe.Pointer) ([]byte, error) {
 // shadowed reports whether a kept tagged field with tag t gives way to the
 // known field of that tag, which holds a value other than its default.
 func (pl *plan) shadowed(p unsafe.Pointer, t uint32) bool {
-	o := pl.taggedOp(t)
+	o := pl.fieldWithTag(t)
 	return o != nil && !isDefault(o, fieldPtr(p, o.offset))
 }
 

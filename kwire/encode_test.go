@@ -123,7 +123,7 @@ func TestTagWordsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pl.enc)), uintptr(len(pl.enc))*unsafe.Sizeof(instr{})); (*instr)(end).code != cEndChecks {
+	if end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pl.prog)), uintptr(len(pl.prog))*unsafe.Sizeof(instr{})); (*instr)(end).code != cEndChecks {
 		t.Fatalf("end code %d, want cEndChecks", (*instr)(end).code)
 	}
 	words, _ := wordChecks(pl.tagChecks, pl.typ)

@@ -69,18 +69,18 @@ func PeekResponse(head []byte) (correlationID int32, err error) {
 }
 
 // headDecoder checks the size prefix at the front of head, the first
-// bytes of a frame, and returns a decoder over what of the frame head
+// bytes of a frame, and returns a decodeState over what of the frame head
 // holds, its offsets counted from after the prefix.
-func headDecoder(head []byte, typ string) (decoder, error) {
+func headDecoder(head []byte, typ string) (decodeState, error) {
 	if len(head) < 4 {
-		return decoder{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
+		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
 	size := int32(binary.BigEndian.Uint32(head))
 	if size < 0 || len(head)-4 > int(size) {
-		return decoder{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
+		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
 			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
 	}
-	return decoder{src: head[4:]}, nil
+	return decodeState{src: head[4:]}, nil
 }
 
 // AppendResponse appends a whole response frame: the int32 size prefix,

@@ -124,7 +124,7 @@ func appendUnknownTags(b []byte, tags UnknownTags) []byte {
 
 // readRequestHead reads the part of a request header every version has:
 // the API key, the API version and the correlation id.
-func (d *decoder) readRequestHead(h *RequestHeader) error {
+func (d *decodeState) readRequestHead(h *RequestHeader) error {
 	b := d.src[d.off:]
 	if len(b) < 8 {
 		return d.requestHeadCut()
@@ -137,7 +137,7 @@ func (d *decoder) readRequestHead(h *RequestHeader) error {
 
 // requestHeadCut is the error of a request head cut short: the field it
 // cuts, at that field's offset.
-func (d *decoder) requestHeadCut() error {
+func (d *decodeState) requestHeadCut() error {
 	name, size := "APIKey", 2
 	switch r := d.remaining(); {
 	case r >= 4:
@@ -152,9 +152,9 @@ func (d *decoder) requestHeadCut() error {
 
 // readRequestHeaderRest reads what follows the head in header version
 // h.Version: the client id (v1+) and the tagged fields (v2).
-func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
+func (d *decodeState) readRequestHeaderRest(h *RequestHeader) error {
 	if h.Version >= 1 {
-		// A classic nullable string, read here rather than through an op
+		// A classic nullable string, read here rather than through a field plan
 		// so that neither the header nor the pointer moves to the heap.
 		// The length as decodeStruct reads it; cut short or out of
 		// range, readLength reads it again for the error.
@@ -181,7 +181,7 @@ func (d *decoder) readRequestHeaderRest(h *RequestHeader) error {
 
 // readResponseHeader reads a response header of version h.Version: the
 // correlation id and (v1) the tagged fields.
-func (d *decoder) readResponseHeader(h *ResponseHeader) error {
+func (d *decodeState) readResponseHeader(h *ResponseHeader) error {
 	if d.remaining() < 4 {
 		return within(d.truncated(4), "CorrelationID")
 	}
@@ -207,7 +207,7 @@ func headerError(typ string, err error) error {
 // readUnknownTags reads a tagged-field section that declares no fields.
 // The common empty section costs a byte; the rest takes the decoder's
 // general path.
-func (d *decoder) readUnknownTags() (UnknownTags, error) {
+func (d *decodeState) readUnknownTags() (UnknownTags, error) {
 	if d.off < len(d.src) && d.src[d.off] == 0 {
 		d.off++
 		return UnknownTags{}, nil
@@ -215,7 +215,7 @@ func (d *decoder) readUnknownTags() (UnknownTags, error) {
 	return d.readTagSection()
 }
 
-func (d *decoder) readTagSection() (UnknownTags, error) {
+func (d *decodeState) readTagSection() (UnknownTags, error) {
 	var tags UnknownTags
 	pl := plan{flexible: true, hasUnknown: true}
 	err := d.decodeTaggedFields(&pl, ptrOf(&tags))

@@ -44,7 +44,7 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 // TraceRequest returns the tree of a request frame someone else wrote
 // (captured traffic, say). newBody is asked for the body struct of the API
 // key and version in the header, as with ReadRequest. The trace runs the
-// decoder's own checks in ReadRequest's order, so a frame traces if and
+// the decoder's own checks in ReadRequest's order, so a frame traces if and
 // only if ReadRequest reads it, and a frame it refuses fails with the same
 // error (sentinel, offset and field path), naming where the trace stopped.
 func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
@@ -53,7 +53,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 		return nil, err
 	}
 	var h RequestHeader
-	hd := decoder{src: rest}
+	hd := decodeState{src: rest}
 	if err := hd.readRequestHead(&h); err != nil {
 		return nil, headerError("RequestHeader", err)
 	}
@@ -71,7 +71,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	}
 	// The header reader has accepted the header; the tracer walks it
 	// again only to draw it.
-	t := tracer{d: decoder{src: frame}}
+	t := tracer{d: decodeState{src: frame}}
 	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", h.APIVersion), Size: len(frame)}
 	root.Children = append(root.Children, t.frameNode())
 	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", h.Version))
@@ -79,7 +79,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
 	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
-		o := op{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
+		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
 		if err := t.value(hdr, &o, "client_id"); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}
@@ -107,11 +107,11 @@ func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
 		return nil, err
 	}
 	h := ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}
-	hd := decoder{src: rest}
+	hd := decodeState{src: rest}
 	if err := hd.readResponseHeader(&h); err != nil {
 		return nil, headerError("ResponseHeader", err)
 	}
-	t := tracer{d: decoder{src: frame}}
+	t := tracer{d: decodeState{src: frame}}
 	root := &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
 	root.Children = append(root.Children, t.frameNode())
 	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", h.Version))
@@ -140,7 +140,7 @@ func (t *tracer) finish(root *Node, pl *plan, version int16) (*Node, error) {
 	return root, nil
 }
 
-// failed turns a decoder error met while tracing into an *Error.
+// failed turns a decoding error met while tracing into an *Error.
 func (t *tracer) failed(typ string, err error) error { return publicError("layout", typ, err) }
 
 // tracer walks encoded bytes with a plan and records a node per value.
@@ -148,7 +148,7 @@ func (t *tracer) failed(typ string, err error) error { return publicError("layou
 // check it makes is the decoder's own (presence, arrayLength, tagCount,
 // tagHeader, taggedValue, decodeValue for leaves), so the two cannot
 // disagree about what is valid.
-type tracer struct{ d decoder }
+type tracer struct{ d decodeState }
 
 func (t *tracer) open(name, typ string) *Node { return &Node{Name: name, Type: typ, Offset: t.d.off} }
 
@@ -215,7 +215,7 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 		}
 		f := &Node{Name: fmt.Sprintf("tag %d", tag), Type: "tagged field", Offset: fs}
 		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, end-t.d.off), fs)
-		if o := pl.taggedOp(tag); o != nil {
+		if o := pl.fieldWithTag(tag); o != nil {
 			if err := t.d.taggedValue(o, end, func() error { return t.value(f, o, o.name) }); err != nil {
 				return err
 			}
@@ -232,7 +232,7 @@ func (t *tracer) tags(parent *Node, pl *plan) error {
 	return nil
 }
 
-func (t *tracer) value(parent *Node, o *op, name string) error {
+func (t *tracer) value(parent *Node, o *fieldPlan, name string) error {
 	if trace := wireTypes[o.kind].trace; trace != nil {
 		return trace(t, parent, o, name)
 	}
@@ -251,13 +251,13 @@ func (t *tracer) value(parent *Node, o *op, name string) error {
 	return nil
 }
 
-func (t *tracer) structValue(parent *Node, o *op, name string) error {
+func (t *tracer) structValue(parent *Node, o *fieldPlan, name string) error {
 	return t.structBody(parent, t.open(name, goTypeName(o.typ)), o)
 }
 
 // structBody traces the fields of struct o into its open node n and adds
 // n to parent.
-func (t *tracer) structBody(parent, n *Node, o *op) error {
+func (t *tracer) structBody(parent, n *Node, o *fieldPlan) error {
 	n.Value = "struct"
 	if err := t.structFields(n, o.sub); err != nil {
 		return err
@@ -267,7 +267,7 @@ func (t *tracer) structBody(parent, n *Node, o *op) error {
 	return nil
 }
 
-func (t *tracer) nullableStruct(parent *Node, o *op, name string) error {
+func (t *tracer) nullableStruct(parent *Node, o *fieldPlan, name string) error {
 	start := t.d.off
 	n := t.open(name, goTypeName(o.typ.Elem()))
 	present, err := t.d.presence(o)
@@ -286,7 +286,7 @@ func (t *tracer) nullableStruct(parent *Node, o *op, name string) error {
 	return t.structBody(parent, n, o)
 }
 
-func (t *tracer) array(parent *Node, o *op, name string) error {
+func (t *tracer) array(parent *Node, o *fieldPlan, name string) error {
 	// Containers are labelled by the field and their Go type, leaves by
 	// their wire type as Kafka's schemas spell it ([]uuid, uuid[0]).
 	typ, elemName := goTypeName(o.typ), name
@@ -325,7 +325,7 @@ func (t *tracer) array(parent *Node, o *op, name string) error {
 
 // lenNote shows how the length of a string or bytes value of n bytes
 // was written.
-func lenNote(o *op, n int, wide bool) string {
+func lenNote(o *fieldPlan, n int, wide bool) string {
 	switch {
 	case o.compact:
 		return fmt.Sprintf(" (compact, len+1=%d)", n+1)
@@ -335,9 +335,11 @@ func lenNote(o *op, n int, wide bool) string {
 	return fmt.Sprintf(" (int16 len=%d)", n)
 }
 
-func describeString(o *op, s string) string { return strconv.Quote(s) + lenNote(o, len(s), false) }
+func describeString(o *fieldPlan, s string) string {
+	return strconv.Quote(s) + lenNote(o, len(s), false)
+}
 
-func describeBytes(o *op, p unsafe.Pointer) string {
+func describeBytes(o *fieldPlan, p unsafe.Pointer) string {
 	bs := *(*[]byte)(p)
 	if bs == nil {
 		return "null"

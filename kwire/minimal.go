@@ -33,14 +33,14 @@ func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 	}
 }
 
-func fillValue(o *op, fp unsafe.Pointer, depth int) {
+func fillValue(o *fieldPlan, fp unsafe.Pointer, depth int) {
 	if fill := wireTypes[o.kind].fillMinimal; fill != nil {
 		fill(o, fp, depth)
 	}
 }
 
 // fillMinimalArray gives an array one sample element.
-func fillMinimalArray(o *op, fp unsafe.Pointer, depth int) {
+func fillMinimalArray(o *fieldPlan, fp unsafe.Pointer, depth int) {
 	n := 1
 	if depth >= maxFillDepth {
 		n = 0
@@ -53,7 +53,7 @@ func fillMinimalArray(o *op, fp unsafe.Pointer, depth int) {
 }
 
 // fillMinimalStructPtr makes a nullable struct present.
-func fillMinimalStructPtr(o *op, fp unsafe.Pointer, depth int) {
+func fillMinimalStructPtr(o *fieldPlan, fp unsafe.Pointer, depth int) {
 	if depth >= maxFillDepth && o.nullable {
 		return
 	}

@@ -128,7 +128,7 @@ const (
 // after the header and (v3+) the transactional id, without decoding the
 // records.
 func produceAcks(frame []byte, version int16) (int16, error) {
-	d := decoder{src: frame[4:], off: 8} // past the head PeekRequest read
+	d := decodeState{src: frame[4:], off: 8} // past the head PeekRequest read
 	flexible := version >= produceFlexibleFrom
 	var h RequestHeader
 	h.Version = RequestHeaderVersion(apiKeyProduce, version, flexible)
@@ -136,7 +136,7 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 		return 0, headerError("RequestHeader", err)
 	}
 	if version >= produceTransactionalID {
-		o := op{kind: kNullString, nullable: true, compact: flexible}
+		o := fieldPlan{kind: kNullString, nullable: true, compact: flexible}
 		var tid *string
 		if err := d.decodeValue(&o, ptrOf(&tid)); err != nil {
 			return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(err, "TransactionalID"), 4))

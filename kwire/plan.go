@@ -18,10 +18,10 @@ type defaultValue struct {
 	s    string
 }
 
-// op is one field (or array element) of a plan at one version. The
+// fieldPlan is one field (or array element) of a plan at one version. The
 // fields the hot loops read come first, the ones for errors and defaults
 // last.
-type op struct {
+type fieldPlan struct {
 	// The first 64 bytes are what the hot loops read.
 	kind      kind
 	records   bool
@@ -32,12 +32,12 @@ type op struct {
 	// leave the Go zero value.
 	nonZeroDefault bool
 	tag            uint32
-	elemMinWire    int32   // kArray: fewest wire bytes of one element
-	runSize        int32   // kFixedRun: total wire size of the run
-	offset         uintptr // in the struct
-	elem           *op     // kArray: the element, at offset 0
-	elemSize       uintptr // kArray: element stride
-	sub            *plan   // kStruct, kStructPtr
+	elemMinWire    int32      // kArray: fewest wire bytes of one element
+	runSize        int32      // kFixedRun: total wire size of the run
+	offset         uintptr    // in the struct
+	elem           *fieldPlan // kArray: the element, at offset 0
+	elemSize       uintptr    // kArray: element stride
+	sub            *plan      // kStruct, kStructPtr
 
 	run []runField // kFixedRun: the fields in wire order, for errors
 	// elemType is the runtime type of T for a kArray of T: decoding
@@ -48,7 +48,7 @@ type op struct {
 	def      defaultValue
 }
 
-// runField is one fixed-width field inside a kFixedRun op.
+// runField is one fixed-width field inside a kFixedRun field plan.
 type runField struct {
 	offset uintptr // in the struct
 	at     int     // in the run's bytes
@@ -63,24 +63,24 @@ type plan struct {
 	apiKey   int16          // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
-	// ops holds each op of the plan once (see storeOps): the declared
+	// ops holds each field plan of the plan once (see storeOps): the declared
 	// fields and the kFixedRun ops fused from them. The views below are
 	// into it.
-	ops []op
+	ops []fieldPlan
 	// hot is ops[:len(hot)]: fields with each stretch of fixed-width
-	// fields fused into one kFixedRun op, what encode, decode and size
+	// fields fused into one kFixedRun field plan, what encode, decode and size
 	// run. Instruction i of enc compiles hot[i].
-	hot    []op
-	fields []*op // on the wire in this version, not tagged, in order
-	tagged []*op // tagged in this version, ascending tag
-	absent []*op // declared but not on the wire in this version
+	hot    []fieldPlan
+	fields []*fieldPlan // on the wire in this version, not tagged, in order
+	tagged []*fieldPlan // tagged in this version, ascending tag
+	absent []*fieldPlan // declared but not on the wire in this version
 	// defaults are the fields whose default is not the Go zero value:
 	// set before decoding, so absent fields and tagged fields not sent
 	// hold their schema default.
-	defaults []*op
+	defaults []*fieldPlan
 	// allDefaults is every field with a non-zero default, for giving a
 	// whole struct its defaults.
-	allDefaults []*op
+	allDefaults []*fieldPlan
 	// flatDefaults is defaults flattened to stores, nested structs
 	// included; the decoder runs its fixed part as defaultStores.
 	flatDefaults flatDefaults
@@ -95,7 +95,7 @@ type plan struct {
 	// Compiled from the above (program.go): hot as instructions, and
 	// flat default checks of the tagged fields and of the absent ones
 	// that are not ignorable, when every one of them has a flat form.
-	enc              []instr
+	prog             []instr
 	tagChecks        []defaultCheck
 	absentChecks     []defaultCheck
 	tagChecksFlat    bool
@@ -331,9 +331,9 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 		p.hasUnknown = true
 		p.unknownOff = ti.typ.Field(ti.unknown).Offset
 	}
-	d := declared{ops: make([]op, 0, len(ti.fields))}
+	d := declared{ops: make([]fieldPlan, 0, len(ti.fields))}
 	for _, fs := range ti.fields {
-		o, err := b.fieldOp(ti, fs, v, flex)
+		o, err := b.resolveField(ti, fs, v, flex)
 		if err != nil {
 			return nil, err
 		}
@@ -385,19 +385,19 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	return p, nil
 }
 
-// fieldOp resolves one field at version v. Every check that depends on
+// resolveField resolves one field at version v. Every check that depends on
 // the version is here, so that building a type's plans at each version
 // where its tags change finds every mistake (see validateRoot).
-func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, error) {
+func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (fieldPlan, error) {
 	t := fs.tag
-	fail := func(key, format string, args ...any) (op, error) {
+	fail := func(key, format string, args ...any) (fieldPlan, error) {
 		at := v
 		if !t.versions.Empty() && t.versions.Min > v {
 			at = t.versions.Min // the first version the field is on the wire
 		}
-		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: key, version: at, msg: fmt.Sprintf(format, args...)}
+		return fieldPlan{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: key, version: at, msg: fmt.Sprintf(format, args...)}
 	}
-	o := op{
+	o := fieldPlan{
 		name:      fs.sf.Name,
 		offset:    fs.sf.Offset,
 		typ:       fs.sf.Type,
@@ -414,7 +414,7 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 	}
 	if err := b.resolveKind(&o, fs.sf.Type, t, v, flex); err != nil {
 		if te, ok := err.(*tagError); ok && te.typ != nil {
-			return op{}, err // a mistake inside a nested type: it names itself
+			return fieldPlan{}, err // a mistake inside a nested type: it names itself
 		}
 		if ke, ok := err.(*tagError); ok {
 			return fail(ke.key, "%s", ke.msg)
@@ -425,10 +425,10 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 	case o.nullable && !wireTypes[o.kind].canBeNull:
 		return fail("nullable", "type %s cannot be null (null needs *string, []byte, a slice or a pointer to a struct)", fs.sf.Type)
 	case t.nullable.Contains(v) && !t.versions.Contains(v) && v < t.versions.Min:
-		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "nullable", version: v,
+		return fieldPlan{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "nullable", version: v,
 			msg: fmt.Sprintf("nullable=%s starts before the field is on the wire (v=%s)", t.nullable, t.versions)}
 	case t.tagged.Contains(v) && !t.versions.Contains(v):
-		return op{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "tagged", version: v,
+		return fieldPlan{}, &tagError{typ: ti.typ, field: fs.sf.Name, key: "tagged", version: v,
 			msg: fmt.Sprintf("tagged=%s reaches a version the field is not on the wire in (v=%s)", t.tagged, t.versions)}
 	case t.compact != nil && !wireTypes[o.kind].lengthPrefixed:
 		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
@@ -445,7 +445,7 @@ func (b *builder) fieldOp(ti *typeInfo, fs fieldSpec, v int16, flex bool) (op, e
 }
 
 // resolveKind sets o.kind (and elem or sub) from Go type gt.
-func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+func (b *builder) resolveKind(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error {
 	k, ok := kindOf(gt, t)
 	if !ok {
 		switch gt.Kind() {
@@ -476,17 +476,17 @@ func (b *builder) resolveKind(o *op, gt reflect.Type, t fieldTag, v int16, flex 
 	return nil
 }
 
-func (b *builder) resolveStruct(o *op, gt reflect.Type, _ fieldTag, v int16, flex bool) (err error) {
+func (b *builder) resolveStruct(o *fieldPlan, gt reflect.Type, _ fieldTag, v int16, flex bool) (err error) {
 	o.sub, err = b.build(infoFor(gt), v, flex)
 	return err
 }
 
-func (b *builder) resolveStructPtr(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+func (b *builder) resolveStructPtr(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error {
 	return b.resolveStruct(o, gt.Elem(), t, v, flex)
 }
 
-func (b *builder) resolveArray(o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error {
-	elem := &op{name: o.name, typ: gt.Elem(), compact: o.compact}
+func (b *builder) resolveArray(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+	elem := &fieldPlan{name: o.name, typ: gt.Elem(), compact: o.compact}
 	// Element flags: the wire form of an element follows the
 	// field's varint/uvarint keys; null elements are not a thing.
 	et := fieldTag{varint: t.varint, uvarint: t.uvarint}
@@ -527,18 +527,18 @@ func computeMinWire(pl *plan, visiting map[*plan]bool) int {
 // declared is a plan's fields in declaration order, and the plan's views
 // as indices into them, while the plan is built.
 type declared struct {
-	ops                                           []op
+	ops                                           []fieldPlan
 	onWire, tagged, absent, defaults, allDefaults []int
 }
 
-// storeOps lays out p.ops, each op once: first hot, the fields on the
+// storeOps lays out p.ops, each field plan once: first hot, the fields on the
 // wire with each stretch of two or more fixed-width fields fused into one
-// kFixedRun op, so that the hot loops check room and dispatch once per
+// kFixedRun field plan, so that the hot loops check room and dispatch once per
 // stretch rather than once per field; then the fields inside those runs,
 // the tagged fields and the absent ones. The views point into it.
 func (p *plan) storeOps(d *declared) {
 	decl, onWire := d.ops, d.onWire
-	var hot []op
+	var hot []fieldPlan
 	var inRuns []int
 	at := make([]int, len(decl)) // where decl[i] goes in p.ops
 	for i := 0; i < len(onWire); {
@@ -552,7 +552,7 @@ func (p *plan) storeOps(d *declared) {
 			i++
 			continue
 		}
-		run := op{name: decl[onWire[i]].name, kind: kFixedRun}
+		run := fieldPlan{name: decl[onWire[i]].name, kind: kFixedRun}
 		for _, k := range onWire[i:j] {
 			f := &decl[k]
 			run.run = append(run.run, runField{offset: f.offset, at: int(run.runSize), kind: f.kind, name: f.name})
@@ -562,7 +562,7 @@ func (p *plan) storeOps(d *declared) {
 		inRuns = append(inRuns, onWire[i:j]...)
 		i = j
 	}
-	p.ops = make([]op, 0, len(hot)+len(inRuns)+len(d.tagged)+len(d.absent))
+	p.ops = make([]fieldPlan, 0, len(hot)+len(inRuns)+len(d.tagged)+len(d.absent))
 	p.ops = append(p.ops, hot...)
 	for _, list := range [][]int{inRuns, d.tagged, d.absent} {
 		for _, i := range list {
@@ -571,11 +571,11 @@ func (p *plan) storeOps(d *declared) {
 		}
 	}
 	p.hot = p.ops[:len(hot):len(hot)]
-	view := func(list []int) []*op {
+	view := func(list []int) []*fieldPlan {
 		if len(list) == 0 {
 			return nil
 		}
-		v := make([]*op, len(list))
+		v := make([]*fieldPlan, len(list))
 		for k, i := range list {
 			v[k] = &p.ops[at[i]]
 		}
@@ -587,7 +587,7 @@ func (p *plan) storeOps(d *declared) {
 
 // setElemMinWire records, for arrays (and arrays of arrays), the smallest
 // wire size of an element, which bounds the lengths decode accepts.
-func setElemMinWire(o *op) {
+func setElemMinWire(o *fieldPlan) {
 	for ; o != nil && o.elem != nil; o = o.elem {
 		o.elemMinWire = int32(o.elem.minWire())
 	}

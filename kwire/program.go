@@ -10,8 +10,8 @@ import (
 // A plan's hot fields are compiled once into instructions specialised by
 // wire form (a compact string, a classic int16-length string, an array of
 // structs ...), so that encode, size and decode run short call-free cases
-// for the common forms and reach the general code over the op only for the
-// rare ones. Instruction i is pl.hot[i] compiled: the op keeps the name and
+// for the common forms and reach the general code over the field plan only for the
+// rare ones. Instruction i is pl.hot[i] compiled: the field plan keeps the name and
 // everything else an error message or a rare path needs.
 
 // code is an instruction's wire form.
@@ -40,27 +40,29 @@ const (
 	cArrayStringClassic
 	cUUID
 
-	// The end of an encode program, past the end of pl.enc: the tail
+	// The end of a program, past the end of pl.prog: the tail
 	// (see tail, in its order), decided once. Every code from cEndNone on
 	// is an end.
 	cEndNone
 	cEndEmpty
 	cEndUnknown // off is the unknown-tags field's
 	cEndGeneral
-	// cEndChecks is cEndGeneral with the tag checks as words: count
-	// wordChecks at ref; nullable means an unknown-tags field at off.
+	// cEndChecks is cEndGeneral with the tag checks as words: n
+	// wordChecks at ref; hasUnknown says there is an unknown-tags field
+	// at off.
 	cEndChecks
 )
 
-// instr is one compiled field: 24 bytes, so a plan's program sits in a
-// few cache lines.
+// instr is one compiled field: 24 bytes on a 64-bit machine, so a plan's
+// program sits in a few cache lines.
 type instr struct {
-	code     code
-	nullable bool           // null is legal: strings, bytes, arrays (cEndChecks: see there)
-	count    uint16         // cBytes*: 1 for records (decode aliases the input); cEndChecks: words
-	n        uint32         // cFixedRun: wire size; arrays of structs: element stride
-	off      uintptr        // of the field in its struct
-	ref      unsafe.Pointer // *plan (structs, arrays of structs) or *fixedRunCode (cFixedRun)
+	code       code
+	nullable   bool           // null is legal: strings, bytes, arrays
+	records    bool           // cBytes*: records, which decode aliases into the input
+	hasUnknown bool           // cEndChecks: an unknown-tags field at off
+	n          uint32         // cFixedRun: wire size; arrays of structs: element stride; cEndChecks: words
+	off        uintptr        // of the field in its struct
+	ref        unsafe.Pointer // *plan (structs, arrays of structs), *fixedRunCode (cFixedRun), words (cEndChecks)
 }
 
 func (in *instr) plan() *plan { return (*plan)(in.ref) }
@@ -97,9 +99,9 @@ const (
 	tailGeneral             // see nothingTagged
 )
 
-// compileProgram fills pl.enc from pl.hot, and the flat default checks
+// compileProgram fills pl.prog from pl.hot, and the flat default checks
 // that let encode and size skip the general per-field tests. The encoder
-// runs to an end instruction just past pl.enc's length.
+// runs to an end instruction just past pl.prog's length.
 func compileProgram(pl *plan) {
 	switch {
 	case !pl.flexible:
@@ -113,11 +115,11 @@ func compileProgram(pl *plan) {
 	}
 	prog := make([]instr, len(pl.hot)+1)
 	for i := range pl.hot {
-		prog[i] = compileOp(&pl.hot[i])
+		prog[i] = compileField(&pl.hot[i])
 	}
 	end := &prog[len(pl.hot)]
 	*end = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
-	pl.enc = prog[:len(pl.hot)]
+	pl.prog = prog[:len(pl.hot)]
 	pl.tagChecksFlat = true
 	for _, o := range pl.tagged {
 		if !flatChecks(o, 0, false, &pl.tagChecks) {
@@ -127,8 +129,8 @@ func compileProgram(pl *plan) {
 		}
 	}
 	if pl.tail == tailGeneral && pl.tagChecksFlat {
-		if words, ok := wordChecks(pl.tagChecks, pl.typ); ok && len(words) <= math.MaxUint16 {
-			end.code, end.nullable, end.count = cEndChecks, pl.hasUnknown, uint16(len(words))
+		if words, ok := wordChecks(pl.tagChecks, pl.typ); ok && uint64(len(words)) <= math.MaxUint32 {
+			end.code, end.hasUnknown, end.n = cEndChecks, pl.hasUnknown, uint32(len(words))
 			end.ref = unsafe.Pointer(unsafe.SliceData(words))
 		}
 	}
@@ -220,7 +222,7 @@ func (ds *defaultStores) apply(p unsafe.Pointer) {
 	}
 }
 
-func compileOp(o *op) instr {
+func compileField(o *fieldPlan) instr {
 	in := instr{off: o.offset, nullable: o.nullable}
 	switch o.kind {
 	case kFixedRun:
@@ -264,9 +266,7 @@ func compileOp(o *op) instr {
 		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
 	case kBytes:
 		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
-		if o.records {
-			in.count = 1
-		}
+		in.records = o.records
 	case kArray:
 		switch o.elem.kind {
 		case kStruct:
@@ -392,7 +392,7 @@ func (c *defaultCheck) held() [8]byte {
 // if it may be left out (isUnset). They may be stricter than those tests,
 // never looser: a failing check sends the caller to the general path. It
 // reports false when o has no flat form.
-func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
+func flatChecks(o *fieldPlan, base uintptr, orZero bool, out *[]defaultCheck) bool {
 	off := base + o.offset
 	add := func(at uintptr, size uintptr, bits uint64) {
 		if size < 8 {
@@ -441,7 +441,7 @@ func flatChecks(o *op, base uintptr, orZero bool, out *[]defaultCheck) bool {
 	case kStructPtr:
 		add(off, ptrSize, 0) // absent; a present struct holding defaults goes the general way
 	case kStruct:
-		for _, list := range [][]*op{o.sub.fields, o.sub.tagged, o.sub.absent} {
+		for _, list := range [][]*fieldPlan{o.sub.fields, o.sub.tagged, o.sub.absent} {
 			for _, f := range list {
 				if !flatChecks(f, off, orZero, out) {
 					return false

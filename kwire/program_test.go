@@ -48,7 +48,7 @@ type checkedSub struct {
 // pick sets the field at fp to one of a few values that matter to the
 // checks: zero, the default, a neighbour, the odd float and the empty
 // but present forms.
-func pickValue(r *rand.Rand, o *op, fp unsafe.Pointer) {
+func pickValue(r *rand.Rand, o *fieldPlan, fp unsafe.Pointer) {
 	v := reflect.NewAt(o.typ, fp).Elem()
 	switch o.kind {
 	case kInt8, kInt16, kInt32, kInt64, kVarint, kVarlong:
@@ -110,8 +110,8 @@ func TestFlatChecksAgree(t *testing.T) {
 	passes := map[string]int{}
 	for _, c := range []struct {
 		pl      *plan
-		list    []*op
-		general func(*op, unsafe.Pointer) bool
+		list    []*fieldPlan
+		general func(*fieldPlan, unsafe.Pointer) bool
 		orZero  bool
 	}{{tagged, tagged.tagged, isDefault, false}, {absent, absent.absent, isUnset, true}} {
 		for _, o := range c.list {
@@ -154,7 +154,7 @@ func TestFlatChecksAgree(t *testing.T) {
 // stricter names the values the flat checks send to the general path on
 // purpose: -0 and NaN floats, present structs behind pointers and, for
 // absent fields, strings equal to a default other than the zero value.
-func stricter(o *op, fp unsafe.Pointer) bool {
+func stricter(o *fieldPlan, fp unsafe.Pointer) bool {
 	switch o.kind {
 	case kFloat64:
 		f := *(*float64)(fp)
@@ -323,7 +323,7 @@ type recordsOnly struct {
 }
 
 // decodeStruct's loop reads the length of records (one to three bytes)
-// itself: whatever the bytes, it decodes as the general path over the op
+// itself: whatever the bytes, it decodes as the general path over the field plan
 // does, with the same error at the same offset.
 func TestRecordsLengthAgrees(t *testing.T) {
 	pl, err := planFor(reflect.TypeOf(recordsOnly{}), 0, true)
@@ -344,10 +344,10 @@ func TestRecordsLengthAgrees(t *testing.T) {
 		b = append(b, make([]byte, []int{0, 1, 3, 130, 20000}[r.Intn(5)])...)
 		for _, exact := range []bool{false, true} {
 			var fast, general recordsOnly
-			df := decoder{src: b, exact: exact}
+			df := decodeState{src: b, exact: exact}
 			fastErr := df.decodeStruct(pl, unsafe.Pointer(&fast))
-			dg := decoder{src: b, exact: exact}
-			off, generalErr := dg.decodeOp(pl, 0, unsafe.Pointer(&general), 0)
+			dg := decodeState{src: b, exact: exact}
+			off, generalErr := dg.decodeField(pl, 0, unsafe.Pointer(&general), 0)
 			if generalErr == nil {
 				generalErr = dg.decodeTaggedFields(pl, unsafe.Pointer(&general))
 				off = dg.off

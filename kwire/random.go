@@ -85,12 +85,12 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 	}
 }
 
-func (f *randomFiller) fillValue(o *op, fp unsafe.Pointer, depth int) {
+func (f *randomFiller) fillValue(o *fieldPlan, fp unsafe.Pointer, depth int) {
 	maybeNull := o.nullable && f.chance(4)
 	wireTypes[o.kind].fillRandom(f, o, fp, depth, maybeNull)
 }
 
-func (f *randomFiller) fillArray(o *op, fp unsafe.Pointer, depth int, maybeNull bool) {
+func (f *randomFiller) fillArray(o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool) {
 	if maybeNull {
 		return
 	}
@@ -105,7 +105,7 @@ func (f *randomFiller) fillArray(o *op, fp unsafe.Pointer, depth int, maybeNull 
 	}
 }
 
-func (f *randomFiller) fillStructPtr(o *op, fp unsafe.Pointer, depth int, maybeNull bool) {
+func (f *randomFiller) fillStructPtr(o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool) {
 	if maybeNull || (o.nullable && depth >= f.opts.MaxDepth) {
 		return
 	}

@@ -22,7 +22,7 @@ type clearSlot struct {
 
 // resetList is what pl's reset clears in the struct at base.
 func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
-	written := map[uintptr]*op{}
+	written := map[uintptr]*fieldPlan{}
 	for _, o := range pl.fields {
 		written[o.offset] = o
 	}

@@ -97,7 +97,7 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 		s.UnknownTags = ti.unknown
 	}
 	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
-	for _, list := range [][]*op{pl.fields, pl.tagged} {
+	for _, list := range [][]*fieldPlan{pl.fields, pl.tagged} {
 		for _, o := range list {
 			f := fieldOfOp(o, building)
 			for _, fs := range ti.fields {
@@ -117,7 +117,7 @@ func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
 	return s
 }
 
-func fieldOfOp(o *op, building map[*plan]*Schema) Field {
+func fieldOfOp(o *fieldPlan, building map[*plan]*Schema) Field {
 	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable,
 		Records: o.records, Ignorable: o.ignorable}
 	if wireTypes[o.kind].lengthPrefixed {

@@ -14,7 +14,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		}
 	}
 	n := 0
-	prog := pl.enc
+	prog := pl.prog
 	for i := range prog {
 		in := &prog[i]
 		fp := unsafe.Add(p, in.off)

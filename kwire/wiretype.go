@@ -37,7 +37,7 @@ const (
 
 // wireType is the one home of what kwire does with one wire type (kind):
 // every consumer that used to switch on the kind looks its entry up here,
-// as protobuf-go's pointerCoderFuncs are. Each function takes the op and
+// as protobuf-go's pointerCoderFuncs are. Each function takes the field plan and
 // the address of the value.
 //
 // A new wire type is a kind constant above and an entry in init below:
@@ -53,16 +53,16 @@ const (
 // wire type needs a case there too. The rest are short cases for common
 // forms with these entries (or the general paths) behind them, held to
 // the same bytes by the property and interop tests: the compiled
-// programs (program.go's compileOp and flat default checks, the fixed
+// programs (program.go's compileField and flat default checks, the fixed
 // runs' bool slots), decodeArray's int32 and struct elements
 // (decode.go), encodeArray's int32, int64 and struct elements
 // (encode.go), and resetList (reset.go), which goes into a struct
 // field's nested plan (kStruct).
 type wireType struct {
 	// name is the wire type as Schema's Field.Wire, the tracer and errors
-	// spell it; wireName, when set, refines it by the op's flags.
+	// spell it; wireName, when set, refines it by the field plan's flags.
 	name     string
-	wireName func(o *op) string
+	wireName func(o *fieldPlan) string
 	fixed    int // wire size of a fixed-width type, 0 for the others
 	// goType tells the Go types the wire type is for. Among wire types
 	// of one Go type, key (varint, uvarint) picks the one that has it,
@@ -71,46 +71,46 @@ type wireType struct {
 	goType func(gt reflect.Type) bool
 	key    string
 	keys   []string
-	// resolve completes a container's op: its plan or its element.
-	resolve func(b *builder, o *op, gt reflect.Type, t fieldTag, v int16, flex bool) error
+	// resolve completes a container's field plan: its plan or its element.
+	resolve func(b *builder, o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error
 	// canBeNull: the Go type can hold null; lengthPrefixed: the value
 	// is written after a length, which compact makes a uvarint;
 	// notAnElement: an array cannot hold it, as its Go value is a
 	// pointer whose nil is null and array elements are never null.
 	canBeNull, lengthPrefixed, notAnElement bool
 	// size and appendTo are the value's wire size and its bytes.
-	size     func(o *op, fp unsafe.Pointer) (int, error)
-	appendTo func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error)
+	size     func(o *fieldPlan, fp unsafe.Pointer) (int, error)
+	appendTo func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error)
 	// isDefault: the value equals the field's schema default (tagged
 	// fields are written only when it does not); isZero: it is Go's zero
 	// value (how Go code says "not set").
-	isDefault func(o *op, fp unsafe.Pointer) bool
-	isZero    func(o *op, fp unsafe.Pointer) bool
+	isDefault func(o *fieldPlan, fp unsafe.Pointer) bool
+	isZero    func(o *fieldPlan, fp unsafe.Pointer) bool
 	// minWire is the fewest bytes one value takes on the wire; a nested
 	// plan's own minimum comes from subMin.
-	minWire func(o *op, subMin func(*plan) int) int
+	minWire func(o *fieldPlan, subMin func(*plan) int) int
 	// parseDefault reads the tag's default= text; its errors call the
 	// field by name, its wire type as wireTypeName gives it. nil: the
 	// type takes no default.
 	parseDefault func(name, raw string) (defaultValue, error)
 	// nonZeroDefault: the parsed default is not Go's zero value, so
 	// decoding must store it. nil: never.
-	nonZeroDefault func(o *op) bool
+	nonZeroDefault func(o *fieldPlan) bool
 	// flattenDefault compiles a field's non-zero default into out (see
 	// flatDefaults), the field's struct sitting at base in the one being
 	// decoded; setDefault stores one that is not a flat store of bits.
 	// nil: the type has no non-zero default.
-	flattenDefault func(o *op, base uintptr, out *flatDefaults)
-	setDefault     func(o *op, fp unsafe.Pointer)
+	flattenDefault func(o *fieldPlan, base uintptr, out *flatDefaults)
+	setDefault     func(o *fieldPlan, fp unsafe.Pointer)
 	// fillMinimal stores the value FillMinimal gives (nil: Go's zero
 	// value); fillRandom stores one FillRandom draws, null when maybeNull.
-	fillMinimal func(o *op, fp unsafe.Pointer, depth int)
-	fillRandom  func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, maybeNull bool)
+	fillMinimal func(o *fieldPlan, fp unsafe.Pointer, depth int)
+	fillRandom  func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool)
 	// trace records a container's node and its children in a layout;
 	// nil: a leaf, decoded by decodeValue and shown by describe (nil:
 	// fmt.Sprint of the Go value).
-	trace    func(t *tracer, parent *Node, o *op, name string) error
-	describe func(o *op, p unsafe.Pointer) string
+	trace    func(t *tracer, parent *Node, o *fieldPlan, name string) error
+	describe func(o *fieldPlan, p unsafe.Pointer) string
 }
 
 // wireTypes is indexed by kind. It is filled in init because its
@@ -118,28 +118,32 @@ type wireType struct {
 var wireTypes [kFixedRun + 1]wireType
 
 func init() {
-	fixed := func(n int) func(*op, unsafe.Pointer) (int, error) {
-		return func(*op, unsafe.Pointer) (int, error) { return n, nil }
+	fixed := func(n int) func(*fieldPlan, unsafe.Pointer) (int, error) {
+		return func(*fieldPlan, unsafe.Pointer) (int, error) { return n, nil }
 	}
-	zero8 := func(_ *op, fp unsafe.Pointer) bool { return *(*uint8)(fp) == 0 }
-	zero16 := func(_ *op, fp unsafe.Pointer) bool { return *(*uint16)(fp) == 0 }
-	zero32 := func(_ *op, fp unsafe.Pointer) bool { return *(*uint32)(fp) == 0 }
-	zero64 := func(_ *op, fp unsafe.Pointer) bool { return *(*uint64)(fp) == 0 }
-	zeroPtr := func(_ *op, fp unsafe.Pointer) bool { return *(*unsafe.Pointer)(fp) == nil }
-	zeroLen := func(_ *op, fp unsafe.Pointer) bool { return (*sliceHeader)(fp).len == 0 }
-	i32Default := func(o *op, fp unsafe.Pointer) bool { return int64(*(*int32)(fp)) == o.def.i }
-	u32Default := func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint32)(fp)) == o.def.i }
-	i64Default := func(o *op, fp unsafe.Pointer) bool { return *(*int64)(fp) == o.def.i }
-	append32 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt32(b, *(*int32)(fp)), nil }
-	append64 := func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt64(b, *(*int64)(fp)), nil }
-	intNonZero := func(o *op) bool { return o.def.i != 0 }
+	zero8 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint8)(fp) == 0 }
+	zero16 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint16)(fp) == 0 }
+	zero32 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint32)(fp) == 0 }
+	zero64 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint64)(fp) == 0 }
+	zeroPtr := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*unsafe.Pointer)(fp) == nil }
+	zeroLen := func(_ *fieldPlan, fp unsafe.Pointer) bool { return (*sliceHeader)(fp).len == 0 }
+	i32Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int32)(fp)) == o.def.i }
+	u32Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*uint32)(fp)) == o.def.i }
+	i64Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*int64)(fp) == o.def.i }
+	append32 := func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+		return appendInt32(b, *(*int32)(fp)), nil
+	}
+	append64 := func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+		return appendInt64(b, *(*int64)(fp)), nil
+	}
+	intNonZero := func(o *fieldPlan) bool { return o.def.i != 0 }
 	flatInt := flatStore(func(d *defaultValue) uint64 { return uint64(d.i) })
-	flatOther := func(o *op, base uintptr, out *flatDefaults) {
+	flatOther := func(o *fieldPlan, base uintptr, out *flatDefaults) {
 		out.other = append(out.other, placedDefault{off: base + o.offset, o: o})
 	}
-	minOne := func(*op, func(*plan) int) int { return 1 }
-	minLength := func(classic int) func(*op, func(*plan) int) int {
-		return func(o *op, _ func(*plan) int) int {
+	minOne := func(*fieldPlan, func(*plan) int) int { return 1 }
+	minLength := func(classic int) func(*fieldPlan, func(*plan) int) int {
+		return func(o *fieldPlan, _ func(*plan) int) int {
 			if o.compact {
 				return 1
 			}
@@ -153,10 +157,16 @@ func init() {
 		return func(gt reflect.Type) bool { return gt.Kind() == reflect.Pointer && gt.Elem().Kind() == k }
 	}
 	varint := []string{"varint"}
-	rand8 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int8)(fp) = int8(f.integer(8)) }
-	rand16 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int16)(fp) = int16(f.integer(16)) }
-	rand32 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int32)(fp) = int32(f.integer(32)) }
-	rand64 := func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*int64)(fp) = f.integer(64) }
+	rand8 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
+		*(*int8)(fp) = int8(f.integer(8))
+	}
+	rand16 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
+		*(*int16)(fp) = int16(f.integer(16))
+	}
+	rand32 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
+		*(*int32)(fp) = int32(f.integer(32))
+	}
+	rand64 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*int64)(fp) = f.integer(64) }
 	onlyNull := func(name, raw string) (defaultValue, error) {
 		if raw != "null" {
 			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, name)
@@ -165,8 +175,8 @@ func init() {
 	}
 	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
 		parseDefault: unsignedDefault(math.MaxUint32),
-		size:         func(_ *op, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
-		appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
+		size:         func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
+		appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 			return appendUvarint(b, *(*uint32)(fp)), nil
 		},
 		isZero: zero32,
@@ -175,24 +185,28 @@ func init() {
 	wireTypes = [...]wireType{
 		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
+			appendTo:  func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
 		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+				return appendInt16(b, *(*int16)(fp)), nil
+			},
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
 		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo:  func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return appendInt16(b, *(*int16)(fp)), nil },
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+				return appendInt16(b, *(*int16)(fp)), nil
+			},
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
 		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64,
-			isDefault: func(o *op, fp unsafe.Pointer) bool {
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
 				f := *(*float64)(fp)
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
 			},
@@ -203,19 +217,19 @@ func init() {
 				}
 				return defaultValue{f: f}, nil
 			},
-			nonZeroDefault: func(o *op) bool { return o.def.f != 0 },
+			nonZeroDefault: func(o *fieldPlan) bool { return o.def.f != 0 },
 			flattenDefault: flatStore(func(d *defaultValue) uint64 { return math.Float64bits(d.f) }),
-			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) {
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
 				*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
 			}},
 		kBool: {name: "bool", goType: is(reflect.Bool), fixed: 1, isZero: zero8,
-			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				if *(*bool)(fp) {
 					return append(b, 1), nil
 				}
 				return append(b, 0), nil
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b },
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b },
 			parseDefault: func(name, raw string) (defaultValue, error) {
 				b, err := strconv.ParseBool(raw)
 				if err != nil {
@@ -223,24 +237,24 @@ func init() {
 				}
 				return defaultValue{b: b}, nil
 			},
-			nonZeroDefault: func(o *op) bool { return o.def.b },
+			nonZeroDefault: func(o *fieldPlan) bool { return o.def.b },
 			flattenDefault: flatStore(func(d *defaultValue) uint64 {
 				if d.b {
 					return 1
 				}
 				return 0
 			}),
-			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
 		kVarint: {name: "varint", goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
-			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
+			size: func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarint(b, *(*int32)(fp)), nil
 			}},
 		kVarlong: {name: "varlong", goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *op, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
-			appendTo: func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) {
+			size: func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				return appendVarlong(b, *(*int64)(fp)), nil
 			}},
 		kUvarint:   with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Uint32), u32Default }),
@@ -249,30 +263,34 @@ func init() {
 			goType: func(gt reflect.Type) bool {
 				return gt.Kind() == reflect.Array && gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8
 			},
-			fixed:      16,
-			appendTo:   func(b []byte, _ *op, fp unsafe.Pointer) ([]byte, error) { return append(b, (*(*UUID)(fp))[:]...), nil },
-			isDefault:  func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			isZero:     func(_ *op, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
-			describe:   func(_ *op, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
+			fixed: 16,
+			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+				return append(b, (*(*UUID)(fp))[:]...), nil
+			},
+			isDefault:  func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
+			isZero:     func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
+			describe:   func(_ *fieldPlan, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
 		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
-			size:      func(o *op, fp unsafe.Pointer) (int, error) { return stringSize(o, len(*(*string)(fp))) },
-			appendTo:  func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return appendString(b, o, *(*string)(fp)) },
-			isDefault: func(o *op, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
-			isZero:    func(_ *op, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
+			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) { return stringSize(o, len(*(*string)(fp))) },
+			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+				return appendString(b, o, *(*string)(fp))
+			},
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
+			isZero:    func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
 			parseDefault: func(name, raw string) (defaultValue, error) {
 				if raw == "null" {
 					return defaultValue{}, fmt.Errorf("null on a %s field, which cannot be null (use *string)", name)
 				}
 				return defaultValue{s: raw}, nil
 			},
-			nonZeroDefault: func(o *op) bool { return o.def.s != "" },
+			nonZeroDefault: func(o *fieldPlan) bool { return o.def.s != "" },
 			flattenDefault: flatOther,
-			setDefault:     func(o *op, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
-			fillRandom:     func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
-			describe:       func(o *op, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
+			setDefault:     func(o *fieldPlan, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
+			fillRandom:     func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
+			describe:       func(o *fieldPlan, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
 		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
-			size: func(o *op, fp unsafe.Pointer) (int, error) {
+			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
 					if !o.nullable {
@@ -282,7 +300,7 @@ func init() {
 				}
 				return stringSize(o, len(*sp))
 			},
-			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(**string)(fp)
 				if sp == nil {
 					if !o.nullable {
@@ -292,7 +310,7 @@ func init() {
 				}
 				return appendString(b, o, *sp)
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool {
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
 				sp := *(**string)(fp)
 				if o.def.null {
 					return sp == nil
@@ -306,23 +324,23 @@ func init() {
 				return defaultValue{s: raw}, nil
 			},
 			// Without default=null a *string defaults to "", not nil.
-			nonZeroDefault: func(o *op) bool { return !o.def.null },
+			nonZeroDefault: func(o *fieldPlan) bool { return !o.def.null },
 			flattenDefault: flatOther,
-			setDefault: func(o *op, fp unsafe.Pointer) {
+			setDefault: func(o *fieldPlan, fp unsafe.Pointer) {
 				s := o.def.s
 				*(**string)(fp) = &s
 			},
-			fillMinimal: func(_ *op, fp unsafe.Pointer, _ int) {
+			fillMinimal: func(_ *fieldPlan, fp unsafe.Pointer, _ int) {
 				s := ""
 				*(**string)(fp) = &s
 			},
-			fillRandom: func(f *randomFiller, _ *op, fp unsafe.Pointer, _ int, maybeNull bool) {
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, maybeNull bool) {
 				if !maybeNull {
 					s := f.str()
 					*(**string)(fp) = &s
 				}
 			},
-			describe: func(o *op, p unsafe.Pointer) string {
+			describe: func(o *fieldPlan, p unsafe.Pointer) string {
 				if sp := *(**string)(p); sp != nil {
 					return describeString(o, *sp)
 				}
@@ -332,7 +350,7 @@ func init() {
 			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() == reflect.Uint8 },
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
 			parseDefault: onlyNull, describe: describeBytes,
-			wireName: func(o *op) string {
+			wireName: func(o *fieldPlan) string {
 				switch {
 				case o.records:
 					return "records"
@@ -341,14 +359,14 @@ func init() {
 				}
 				return "bytes"
 			},
-			fillMinimal: func(o *op, fp unsafe.Pointer, _ int) {
+			fillMinimal: func(o *fieldPlan, fp unsafe.Pointer, _ int) {
 				if o.records {
 					*(*[]byte)(fp) = EmptyRecordBatch()
 				} else {
 					*(*[]byte)(fp) = []byte{}
 				}
 			},
-			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, _ int, maybeNull bool) {
+			fillRandom: func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, _ int, maybeNull bool) {
 				switch {
 				case maybeNull:
 				case o.records && f.chance(2):
@@ -357,14 +375,14 @@ func init() {
 					*(*[]byte)(fp) = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
 				}
 			},
-			size: func(o *op, fp unsafe.Pointer) (int, error) {
+			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 				bs := *(*[]byte)(fp)
 				if bs == nil && o.nullable {
 					return lengthSize(-1, o.compact, true), nil
 				}
 				return lengthSize(len(bs), o.compact, true) + len(bs), nil
 			},
-			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				bs := *(*[]byte)(fp)
 				if bs == nil && o.nullable {
 					return appendLength(b, -1, o.compact, true), nil
@@ -372,7 +390,7 @@ func init() {
 				b = appendLength(b, len(bs), o.compact, true)
 				return append(b, bs...), nil
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool {
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
 				bs := *(*[]byte)(fp)
 				if o.def.null {
 					return bs == nil
@@ -384,10 +402,10 @@ func init() {
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
 			trace: (*tracer).array,
-			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				return encodeArray(b, o, (*sliceHeader)(fp))
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool {
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
 				h := (*sliceHeader)(fp)
 				if o.def.null {
 					return h.data == nil
@@ -395,15 +413,17 @@ func init() {
 				return h.len == 0
 			}},
 		kStruct: {name: "struct", goType: is(reflect.Struct), resolve: (*builder).resolveStruct,
-			size:           func(o *op, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
-			appendTo:       func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
-			isDefault:      func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
-			isZero:         func(o *op, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
-			minWire:        func(o *op, subMin func(*plan) int) int { return subMin(o.sub) },
-			nonZeroDefault: func(o *op) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
-			flattenDefault: func(o *op, base uintptr, out *flatDefaults) { flattenDefaults(o.sub.allDefaults, base+o.offset, out) },
-			fillMinimal:    func(o *op, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
-			fillRandom: func(f *randomFiller, o *op, fp unsafe.Pointer, depth int, _ bool) {
+			size:           func(o *fieldPlan, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
+			appendTo:       func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
+			isDefault:      func(o *fieldPlan, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
+			isZero:         func(o *fieldPlan, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
+			minWire:        func(o *fieldPlan, subMin func(*plan) int) int { return subMin(o.sub) },
+			nonZeroDefault: func(o *fieldPlan) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
+			flattenDefault: func(o *fieldPlan, base uintptr, out *flatDefaults) {
+				flattenDefaults(o.sub.allDefaults, base+o.offset, out)
+			},
+			fillMinimal: func(o *fieldPlan, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
+			fillRandom: func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
 			trace: (*tracer).structValue},
@@ -411,7 +431,7 @@ func init() {
 			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			trace: (*tracer).nullableStruct,
-			appendTo: func(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 				sp := *(*unsafe.Pointer)(fp)
 				if !o.nullable {
 					if sp == nil {
@@ -424,14 +444,14 @@ func init() {
 				}
 				return encodeStruct(append(b, 1), o.sub, sp)
 			},
-			isDefault: func(o *op, fp unsafe.Pointer) bool {
+			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
 				sp := *(*unsafe.Pointer)(fp)
 				if o.def.null {
 					return sp == nil
 				}
 				return sp == nil || structIsDefault(o.sub, sp, isDefault)
 			},
-			minWire: func(o *op, subMin func(*plan) int) int {
+			minWire: func(o *fieldPlan, subMin func(*plan) int) int {
 				if o.nullable {
 					return 1 // the presence marker
 				}
@@ -444,7 +464,7 @@ func init() {
 		t := &wireTypes[k]
 		if n := t.fixed; n > 0 {
 			t.size = fixed(n)
-			t.minWire = func(*op, func(*plan) int) int { return n }
+			t.minWire = func(*fieldPlan, func(*plan) int) int { return n }
 		}
 	}
 }
@@ -468,8 +488,8 @@ func signedDefault(bits int) func(string, string) (defaultValue, error) {
 
 // flatStore compiles a number's default: its bits, stored at the width
 // of its Go type (a varint's too).
-func flatStore(bits func(d *defaultValue) uint64) func(*op, uintptr, *flatDefaults) {
-	return func(o *op, base uintptr, out *flatDefaults) {
+func flatStore(bits func(d *defaultValue) uint64) func(*fieldPlan, uintptr, *flatDefaults) {
+	return func(o *fieldPlan, base uintptr, out *flatDefaults) {
 		out.fixed = append(out.fixed, fixedDefault{off: base + o.offset, size: uint8(o.typ.Size()), bits: bits(&o.def)})
 	}
 }
@@ -490,7 +510,7 @@ func with(t wireType, change func(*wireType)) wireType {
 	return t
 }
 
-func sizeArray(o *op, fp unsafe.Pointer) (int, error) {
+func sizeArray(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 	h := (*sliceHeader)(fp)
 	if h.data == nil && o.nullable {
 		return lengthSize(-1, o.compact, true), nil
@@ -510,7 +530,7 @@ func sizeArray(o *op, fp unsafe.Pointer) (int, error) {
 	return n, nil
 }
 
-func sizeStructPtr(o *op, fp unsafe.Pointer) (int, error) {
+func sizeStructPtr(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 	sp := *(*unsafe.Pointer)(fp)
 	marker := 0
 	if o.nullable {
@@ -528,7 +548,7 @@ func sizeStructPtr(o *op, fp unsafe.Pointer) (int, error) {
 
 // stringSize is the wire size of a string of n bytes in field o, or
 // checkStringLength's error.
-func stringSize(o *op, n int) (int, error) {
+func stringSize(o *fieldPlan, n int) (int, error) {
 	if err := checkStringLength(o, n); err != nil {
 		return 0, err
 	}
@@ -538,7 +558,7 @@ func stringSize(o *op, n int) (int, error) {
 // checkStringLength refuses a string of n bytes that o's length cannot
 // hold: a classic length is an int16. Size asks it, so that it fails
 // where Append (appendString, encode.go) does, with the same error.
-func checkStringLength(o *op, n int) error {
+func checkStringLength(o *fieldPlan, n int) error {
 	if !o.compact && n > maxInt16String {
 		return newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", n)
 	}
@@ -553,7 +573,7 @@ func nullNotAllowed() error { return newFieldError(ErrNullNotAllowed, -1, "") }
 
 // wireTypeName is o's wire type as Schema, the tracer and error text
 // call it: the one name of a wire type.
-func (o *op) wireTypeName() string {
+func (o *fieldPlan) wireTypeName() string {
 	t := &wireTypes[o.kind]
 	if t.wireName != nil {
 		return t.wireName(o)
@@ -565,20 +585,20 @@ func (o *op) wireTypeName() string {
 func (k kind) fixedSize() int { return wireTypes[k].fixed }
 
 // encodeValue appends one field or array element stored at fp.
-func encodeValue(b []byte, o *op, fp unsafe.Pointer) ([]byte, error) {
+func encodeValue(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
 	return wireTypes[o.kind].appendTo(b, o, fp)
 }
 
 // sizeValue is the number of bytes encodeValue would append.
-func sizeValue(o *op, fp unsafe.Pointer) (int, error) { return wireTypes[o.kind].size(o, fp) }
+func sizeValue(o *fieldPlan, fp unsafe.Pointer) (int, error) { return wireTypes[o.kind].size(o, fp) }
 
 // isDefault reports whether the value at fp equals the field's schema
 // default. Tagged fields are written only when this is false.
-func isDefault(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isDefault(o, fp) }
+func isDefault(o *fieldPlan, fp unsafe.Pointer) bool { return wireTypes[o.kind].isDefault(o, fp) }
 
 // isZero reports whether the value at fp is Go's zero value (for a nested
 // struct: every field unset).
-func isZero(o *op, fp unsafe.Pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
+func isZero(o *fieldPlan, fp unsafe.Pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
 
 // kindOf is the wire type of a field of Go type gt with tag t.
 func kindOf(gt reflect.Type, t fieldTag) (kind, bool) {
@@ -608,13 +628,13 @@ func kindOf(gt reflect.Type, t fieldTag) (kind, bool) {
 // accepts reports whether a field of this wire type may carry the key.
 func (w *wireType) accepts(key string) bool { return slices.Contains(w.keys, key) }
 
-// minWire is the fewest bytes one value of this op takes on the wire.
-func (o *op) minWire() int {
+// minWire is the fewest bytes one value of this field plan takes on the wire.
+func (o *fieldPlan) minWire() int {
 	return wireTypes[o.kind].minWire(o, func(sub *plan) int { return sub.minWire })
 }
 
 // parseDefault reads a default= text for field o.
-func parseDefault(o *op, raw string) (defaultValue, error) {
+func parseDefault(o *fieldPlan, raw string) (defaultValue, error) {
 	parse := wireTypes[o.kind].parseDefault
 	if parse == nil {
 		return defaultValue{}, fmt.Errorf("a %s field takes no default", o.wireTypeName())
@@ -624,7 +644,7 @@ func parseDefault(o *op, raw string) (defaultValue, error) {
 
 // hasNonZeroDefault reports whether decoding must store o's default
 // rather than leave Go's zero value.
-func hasNonZeroDefault(o *op) bool {
+func hasNonZeroDefault(o *fieldPlan) bool {
 	nonZero := wireTypes[o.kind].nonZeroDefault
 	return nonZero != nil && nonZero(o)
 }
