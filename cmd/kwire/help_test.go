@@ -17,8 +17,10 @@ func TestSubcommandHelp(t *testing.T) {
 		"decode": {"-json", "-response", "-raw-records"},
 		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw"},
 		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records"},
-		"proxy":  {"-listen", "-upstream", "-json", "-log"},
+		"proxy":  {"-listen", "-upstream", "-json", "-log", "-as-kafka"},
+		"apis":   {"-kafka", "-since", "-releases", "-sizes"},
 		"site":   {"-o", "-schemas"},
+		"probe":  {"-b", "-tls", "-tls-ca", "-tls-insecure", "-timeout", "-apis"},
 	} {
 		var out bytes.Buffer
 		err := run([]string{cmd, "-h"}, &out)
