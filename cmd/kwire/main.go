@@ -26,7 +26,7 @@ commands:
   encode -k KEY -v N [-response] [-corr N] [-client ID] [-raw] < MSG.json
                                     the frame of a message given as JSON (the
                                     body of decode -json, or its whole line), hex
-  send -b HOST:PORT -k KEY [-v N] [-sasl-mechanism M -sasl-user U] < REQ.json
+  send -b HOST:PORT -k KEY [-v N] [-tls [-tls-ca F]] [-sasl-mechanism M -sasl-user U] < REQ.json
                                     send one request given as JSON, print the
                                     response as JSON (-v: default negotiated)
   apis [-sizes [-o FILE]]           every API: key, name, versions, flexible from;

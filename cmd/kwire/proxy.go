@@ -31,9 +31,8 @@ type proxyFlags struct {
 	MaxFrame, MaxConns, MaxBrokers           int
 	DialTimeout, IdleTimeout, DrainTimeout   time.Duration
 
-	TLSCert, TLSKey, TLSClientCA                          string
-	UpstreamTLS                                           bool
-	UpstreamCA, UpstreamCert, UpstreamKey, UpstreamServer string
+	TLSCert, TLSKey, TLSClientCA string
+	UpstreamTLS                  tlsClientFlags
 }
 
 func (f *proxyFlags) register(fs *flag.FlagSet) {
@@ -56,11 +55,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve clients TLS with this PEM certificate (chain); reloaded when the file changes")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
 	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
-	fs.BoolVar(&f.UpstreamTLS, "upstream-tls", false, "speak TLS to the upstream brokers (implied by the other -upstream-* TLS flags)")
-	fs.StringVar(&f.UpstreamCA, "upstream-ca", "", "PEM CAs to verify the upstream brokers with (default: the system's)")
-	fs.StringVar(&f.UpstreamCert, "upstream-cert", "", "a PEM client certificate for the upstream brokers")
-	fs.StringVar(&f.UpstreamKey, "upstream-key", "", "the PEM key of -upstream-cert")
-	fs.StringVar(&f.UpstreamServer, "upstream-server-name", "", "the name upstream certificates must carry (default: each broker's host)")
+	f.UpstreamTLS.register(fs, "upstream-tls", "upstream-", "the upstream brokers")
 }
 
 // tlsConfigs builds the client-side and upstream-side TLS settings.
@@ -84,23 +79,9 @@ func (f *proxyFlags) tlsConfigs() (serve, upstream *tls.Config, err error) {
 			serve.ClientAuth = tls.RequireAndVerifyClientCert
 		}
 	}
-	if (f.UpstreamCert == "") != (f.UpstreamKey == "") {
-		return nil, nil, fmt.Errorf("-upstream-cert and -upstream-key go together")
-	}
-	if f.UpstreamTLS || f.UpstreamCA != "" || f.UpstreamCert != "" || f.UpstreamServer != "" {
-		upstream = &tls.Config{ServerName: f.UpstreamServer, MinVersion: tls.VersionTLS12}
-		if f.UpstreamCA != "" {
-			if upstream.RootCAs, err = loadPool(f.UpstreamCA); err != nil {
-				return nil, nil, err
-			}
-		}
-		if f.UpstreamCert != "" {
-			certs, err := proxy.LoadCertFiles(f.UpstreamCert, f.UpstreamKey)
-			if err != nil {
-				return nil, nil, err
-			}
-			upstream.GetClientCertificate = certs.GetClientCertificate
-		}
+	upstream, err = f.UpstreamTLS.config()
+	if err != nil {
+		return nil, nil, err
 	}
 	return serve, upstream, nil
 }

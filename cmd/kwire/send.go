@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,12 +36,18 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	records := fs.Bool("records", false, "show records fields of the response in full")
 	rawRecords := fs.Bool("raw-records", false, "show records fields of the response as base64")
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest response accepted (size prefix)")
+	var tlsFlags tlsClientFlags
+	tlsFlags.register(fs, "tls", "tls-", "the broker")
 	var sasl saslFlags
 	sasl.register(fs)
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
 	creds, err := sasl.credentials()
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	tlsConfig, err := tlsFlags.config()
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
@@ -56,7 +63,13 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 		return fmt.Errorf("send: %w", err)
 	}
 
-	conn, err := net.DialTimeout("tcp", *addr, *timeout)
+	var conn net.Conn
+	dialer := &net.Dialer{Timeout: *timeout}
+	if tlsConfig != nil {
+		conn, err = tls.DialWithDialer(dialer, "tcp", *addr, tlsConfig) // the server name defaults to addr's host
+	} else {
+		conn, err = dialer.Dial("tcp", *addr)
+	}
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -37,6 +39,10 @@ type fakeBroker struct {
 func startFakeBroker(t *testing.T) *fakeBroker {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return serveFakeBroker(t, ln)
+}
+
+func serveFakeBroker(t *testing.T, ln net.Listener) *fakeBroker {
 	b := &fakeBroker{ln: ln, seen: make(chan []byte, 64)}
 	b.wg.Add(1)
 	go func() {
@@ -237,4 +243,48 @@ func TestSendWithSASL(t *testing.T) {
 	assert.ErrorContains(t, err, "SASL needs a password")
 	err = runSend([]string{"-b", addr, "-k", "3", "-sasl-user", "alice"}, strings.NewReader(metadata), &out)
 	assert.ErrorContains(t, err, "need -sasl-mechanism")
+}
+
+// TLS as the proxy's upstream side speaks it: a CA file, a client
+// certificate where the broker asks for one, the certificate checked.
+func TestSendWithTLS(t *testing.T) {
+	ca, err := testcerts.NewCA("kwire test CA")
+	require.NoError(t, err)
+	server, err := ca.Server("broker", "127.0.0.1")
+	require.NoError(t, err)
+	client, err := ca.Client("send", "kwire")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, ca.PEM, 0o600))
+	certFile, keyFile, err := client.Write(dir, "client")
+	require.NoError(t, err)
+	serverCert, err := server.TLS()
+	require.NoError(t, err)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{serverCert},
+		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: ca.Pool(), MinVersion: tls.VersionTLS12})
+	require.NoError(t, err)
+	b := serveFakeBroker(t, ln)
+	addr := b.ln.Addr().String()
+	metadata := `{"Topics":[{"Name":"orders"}]}`
+
+	line, _ := sendLine(t, []string{"-b", addr, "-k", "3", "-v", "9", "-tls-ca", caFile, "-tls-cert", certFile, "-tls-key", keyFile}, metadata)
+	assert.Equal(t, int16(9), line.Version)
+
+	var out bytes.Buffer
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tls", "-tls-cert", certFile, "-tls-key", keyFile}, "certificate signed by unknown authority"},
+		{[]string{"-tls-ca", caFile, "-tls-cert", certFile, "-tls-key", keyFile, "-tls-server-name", "other"}, "wanted to match other"},
+		{[]string{"-tls-cert", certFile}, "-tls-cert and -tls-key go together"},
+	} {
+		err := runSend(append([]string{"-b", addr, "-k", "3", "-v", "9", "-timeout", "10s"}, c.args...), strings.NewReader(metadata), &out)
+		assert.ErrorContains(t, err, c.want, "%v", c.args)
+	}
+	// Without a client certificate the broker ends the handshake; with
+	// TLS 1.3 the client learns it on its first read.
+	err = runSend([]string{"-b", addr, "-k", "3", "-v", "9", "-tls-ca", caFile}, strings.NewReader(metadata), &out)
+	assert.Error(t, err)
 }

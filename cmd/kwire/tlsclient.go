@@ -1,0 +1,55 @@
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+
+	"github.com/kwirelabs/kwire/kwire/proxy"
+)
+
+// tlsClientFlags are the TLS a client of a broker speaks: kwire proxy's
+// upstream side (-upstream-tls, -upstream-ca, ...) and kwire send's
+// (-tls, -tls-ca, ...) are the same flags under two prefixes.
+type tlsClientFlags struct {
+	enable                    bool
+	ca, cert, key, serverName string
+	enableName, prefix        string // the flag names, for errors
+}
+
+// register adds -ENABLE and -PREFIXca, -PREFIXcert, -PREFIXkey,
+// -PREFIXserver-name; peer names the other side in the help text.
+func (f *tlsClientFlags) register(fs *flag.FlagSet, enableName, prefix, peer string) {
+	f.enableName, f.prefix = enableName, prefix
+	fs.BoolVar(&f.enable, enableName, false, "speak TLS to "+peer+" (implied by the other -"+prefix+"* TLS flags)")
+	fs.StringVar(&f.ca, prefix+"ca", "", "PEM CAs to verify "+peer+" with (default: the system's)")
+	fs.StringVar(&f.cert, prefix+"cert", "", "a PEM client certificate for "+peer)
+	fs.StringVar(&f.key, prefix+"key", "", "the PEM key of -"+prefix+"cert")
+	fs.StringVar(&f.serverName, prefix+"server-name", "", "the name the certificates of "+peer+" must carry (default: the host dialled)")
+}
+
+// config is the client TLS the flags ask for, or nil for plaintext.
+func (f *tlsClientFlags) config() (*tls.Config, error) {
+	if (f.cert == "") != (f.key == "") {
+		return nil, fmt.Errorf("-%scert and -%skey go together", f.prefix, f.prefix)
+	}
+	if !f.enable && f.ca == "" && f.cert == "" && f.serverName == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{ServerName: f.serverName, MinVersion: tls.VersionTLS12}
+	if f.ca != "" {
+		pool, err := loadPool(f.ca)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RootCAs = pool
+	}
+	if f.cert != "" {
+		certs, err := proxy.LoadCertFiles(f.cert, f.key)
+		if err != nil {
+			return nil, err
+		}
+		cfg.GetClientCertificate = certs.GetClientCertificate
+	}
+	return cfg, nil
+}
