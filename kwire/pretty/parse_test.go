@@ -149,6 +149,7 @@ func TestPropertyParseJSONEveryAPIAndVersion(t *testing.T) {
 		}
 		ps.TestingRun(t)
 	}
+	t.Logf("%d (API, version, direction) combinations, %d samples each, both record forms", pairs, samples)
 	if pairs < 700 {
 		t.Fatalf("only %d (API, version, direction) combinations", pairs)
 	}
