@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -33,6 +35,7 @@ type proxyFlags struct {
 
 	TLSCert, TLSKey, TLSClientCA string
 	UpstreamTLS                  tlsClientFlags
+	Metrics                      string
 }
 
 func (f *proxyFlags) register(fs *flag.FlagSet) {
@@ -52,6 +55,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.DialTimeout, "dial-timeout", 10*time.Second, "how long to keep trying the upstream for a new client before closing it")
 	fs.DurationVar(&f.IdleTimeout, "idle-timeout", 0, "close a client idle this long with nothing in flight (0: never)")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long in-flight requests have to be answered")
+	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve clients TLS with this PEM certificate (chain); reloaded when the file changes")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
 	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
@@ -143,6 +147,21 @@ func runProxy(args []string, out io.Writer) error {
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
+	var metrics *proxyMetrics
+	if f.Metrics != "" {
+		metrics = newProxyMetrics()
+		ln, err := net.Listen("tcp", f.Metrics)
+		if err != nil {
+			return fmt.Errorf("proxy: -metrics: %v", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", metrics.Handler())
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		notice("metrics at http://" + ln.Addr().String() + "/metrics")
+		cfg.Metrics = metrics
+	}
 	if f.Log != "off" {
 		w := out
 		if f.Log != "" {
@@ -154,7 +173,11 @@ func runProxy(args []string, out io.Writer) error {
 			defer file.Close()
 			w = file
 		}
-		cfg.Log = trafficlog.NewWriter(w, trafficlog.Options{JSON: f.JSON, Queue: f.LogQueue, Notice: notice})
+		opts := trafficlog.Options{JSON: f.JSON, Queue: f.LogQueue, Notice: notice}
+		if metrics != nil {
+			opts.OnDrop = metrics.LogDropped
+		}
+		cfg.Log = trafficlog.NewWriter(w, opts)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -67,10 +67,10 @@ func startProxy(t *testing.T, upstream string, extra ...string) *runningProxy {
 		sc := bufio.NewScanner(errs)
 		n := 0
 		for sc.Scan() {
-			if n == 0 {
+			if n == 0 && listening.MatchString(sc.Text()) {
 				first <- sc.Text()
+				n++
 			}
-			n++
 			p.mu.Lock()
 			p.stderr.WriteString(sc.Text() + "\n")
 			p.mu.Unlock()

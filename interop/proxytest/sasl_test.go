@@ -2,7 +2,10 @@ package proxytest
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,10 +55,25 @@ func (s recordingSession) Challenge(resp []byte) (bool, []byte, error) {
 	return done, next, err
 }
 
+var metricsAt = regexp.MustCompile(`kwire proxy: metrics at (http://\S+)`)
+
+// scrapeMetrics reads the proxy's -metrics endpoint.
+func scrapeMetrics(t *testing.T, p *runningProxy) string {
+	t.Helper()
+	m := metricsAt.FindStringSubmatch(p.Stderr())
+	require.NotNil(t, m, "no metrics address in:\n%s", p.Stderr())
+	resp, err := http.Get(m[1])
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
 // TestSASLThroughProxy: kgo logs in with PLAIN, SCRAM-SHA-256 and
 // SCRAM-SHA-512 through `kwire proxy` (text log and -json) to a kfake
 // cluster that requires SASL, produces and reads back. The logs name
-// the principal and hold neither the password nor any byte string the
+// the principal, and neither they nor the metrics hold the password nor any byte string the
 // client sent to authenticate (PLAIN token, SCRAM client messages and
 // proof), raw, hex or base64; the log file is 0600.
 func TestSASLThroughProxy(t *testing.T) {
@@ -67,9 +85,9 @@ func TestSASLThroughProxy(t *testing.T) {
 					kfake.Superuser(mech, "alice", password), kfake.SeedTopics(1, "sasl-topic"))
 				require.NoError(t, err)
 				defer cluster.Close()
-				var extra []string
+				extra := []string{"-metrics", "127.0.0.1:0"}
 				if format == "text" {
-					extra = []string{"-json=false"}
+					extra = append(extra, "-json=false")
 				}
 				p := startProxy(t, cluster.ListenAddrs()[0], extra...)
 				var m sasl.Mechanism
@@ -101,7 +119,10 @@ func TestSASLThroughProxy(t *testing.T) {
 				st, err := os.Stat(p.logPath)
 				require.NoError(t, err)
 				require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
-				out := append(p.StopRaw(t), p.Stderr()...)
+				metrics := scrapeMetrics(t, p)
+				require.Contains(t, metrics, `kwire_proxy_requests_total{api="SaslAuthenticate",version="2"}`)
+				require.Contains(t, metrics, `kwire_proxy_requests_total{api="Produce",version="`)
+				out := append(append(p.StopRaw(t), p.Stderr()...), metrics...)
 				rec.mu.Lock()
 				secrets := append([][]byte{[]byte(password)}, rec.sent...)
 				rec.mu.Unlock()

@@ -341,3 +341,45 @@ func TestTLSOnPlaintextPort(t *testing.T) {
 	require.NoError(t, p.close())
 	assert.Contains(t, log.String(), "client speaks TLS; start the proxy with -tls-cert")
 }
+
+// TestAdvertiseAndPortRange: rewritten addresses name Advertise and
+// ports from BrokerPorts; with an unspecified listen host and no
+// Advertise, they name the address the client reached.
+func TestAdvertiseAndPortRange(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	first := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	up := startAnswering(t, nil)
+	md := messages.NewMetadataResponse()
+	md.Brokers = []messages.MetadataResponseBroker{{NodeID: 1, Host: "b1", Port: 9092}, {NodeID: 2, Host: "b2", Port: 9092}}
+	up.metadata.Store(md)
+	brokers := func(p *running, dialHost string) []messages.MetadataResponseBroker {
+		_, port, _ := net.SplitHostPort(p.Addr().String())
+		c, err := net.Dial("tcp", net.JoinHostPort(dialHost, port))
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 1, nil)))
+		require.NoError(t, err)
+		_, body, err := messages.ReadResponse(readFrame(t, c), 3, 12)
+		require.NoError(t, err)
+		return body.(*messages.MetadataResponse).Brokers
+	}
+
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Advertise: "kafka.example.com",
+		BrokerPorts: PortRange{First: first, Last: first + 1}}, io.Discard, trafficlog.Options{})
+	got := brokers(p, "127.0.0.1")
+	assert.Equal(t, []messages.MetadataResponseBroker{{NodeID: 1, Host: "kafka.example.com", Port: int32(first)},
+		{NodeID: 2, Host: "kafka.example.com", Port: int32(first + 1)}}, got)
+	require.NoError(t, p.close())
+
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	require.NoError(t, err)
+	q := New(Config{Upstream: up.ln.Addr().String()})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go q.ServeListener(ctx, ln)
+	<-q.Ready()
+	got = brokers(&running{Proxy: q}, "127.0.0.2")
+	assert.Equal(t, "127.0.0.2", got[0].Host, "the address the client reached")
+}
