@@ -157,8 +157,8 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 // API key and version a request header names; a version the struct does
 // not declare is the header's fault, an error at the version's offset.
 // The common call, a body whose plan is cached, need not come here.
-func requestBodyPlan(body any, version int16, op string, use msgUse) (*plan, unsafe.Pointer, error) {
-	pl, p, err := messagePlan(body, version, op, use)
+func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
+	pl, p, err := messagePlan(body, version, opName, use)
 	if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
 		e.Op, e.Offset = "frame", 6
 	}

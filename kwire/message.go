@@ -25,17 +25,18 @@ var need = [...]string{
 	typeOnly:   "need a struct, a pointer to one, or a reflect.Type of either",
 }
 
-// notAMessage is the one error for an entry point (op) given something
-// of type typ where a message was wanted; detail says what was.
-func notAMessage(op, typ, detail string) error {
-	return &Error{Op: op, Type: typ, Offset: -1, Err: ErrNotAMessage, Detail: detail}
+// notAMessage is the one error for an entry point (opName, as Error.Op
+// names it) given something of type typ where a message was wanted;
+// detail says what it takes.
+func notAMessage(opName, typ, detail string) error {
+	return &Error{Op: opName, Type: typ, Offset: -1, Err: ErrNotAMessage, Detail: detail}
 }
 
 // messageOf is how every entry point reads its message argument: the
 // struct type behind msg and, unless use is typeOnly, the struct's
 // address (a struct passed by value is copied to the heap once; pass a
 // pointer to avoid it).
-func messageOf(msg any, op string, use msgUse) (reflect.Type, unsafe.Pointer, error) {
+func messageOf(msg any, opName string, use msgUse) (reflect.Type, unsafe.Pointer, error) {
 	if use == typeOnly {
 		t, ok := msg.(reflect.Type)
 		if !ok {
@@ -45,7 +46,7 @@ func messageOf(msg any, op string, use msgUse) (reflect.Type, unsafe.Pointer, er
 			t = t.Elem()
 		}
 		if t == nil || t.Kind() != reflect.Struct {
-			return nil, nil, notAMessage(op, fmt.Sprint(t), need[use])
+			return nil, nil, notAMessage(opName, fmt.Sprint(t), need[use])
 		}
 		return t, nil, nil
 	}
@@ -58,30 +59,30 @@ func messageOf(msg any, op string, use msgUse) (reflect.Type, unsafe.Pointer, er
 		cp.Elem().Set(rv)
 		return rv.Type(), cp.UnsafePointer(), nil
 	}
-	return nil, nil, notAMessage(op, fmt.Sprintf("%T", msg), need[use])
+	return nil, nil, notAMessage(opName, fmt.Sprintf("%T", msg), need[use])
 }
 
 // messagePlan finds the plan of msg at version and the struct's address,
-// for an entry point (op) that uses msg as use says. The common call, a
-// pointer whose plan sits in hotRoots, goes no further than
+// for an entry point (opName) that uses msg as use says. The common call,
+// a pointer whose plan sits in hotRoots, goes no further than
 // cachedRootPlan.
-func messagePlan(msg any, version int16, op string, use msgUse) (*plan, unsafe.Pointer, error) {
+func messagePlan(msg any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
 	if pl, p := cachedRootPlan(msg, version); pl != nil {
 		return pl, p, nil
 	}
-	return messagePlanSlow(msg, version, op, use)
+	return messagePlanSlow(msg, version, opName, use)
 }
 
 // messagePlanSlow is messagePlan behind a miss in hotRoots.
-func messagePlanSlow(msg any, version int16, op string, use msgUse) (*plan, unsafe.Pointer, error) {
+func messagePlanSlow(msg any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
 	if pl, p := lookupRootPlan(msg, version); pl != nil {
 		return pl, p, nil
 	}
-	t, p, err := messageOf(msg, op, use)
+	t, p, err := messageOf(msg, opName, use)
 	if err != nil {
 		return nil, nil, err
 	}
-	pl, err := rootPlan(t, version, op)
+	pl, err := rootPlan(t, version, opName)
 	if err == nil && reflect.TypeOf(msg).Kind() == reflect.Pointer {
 		rememberRootPlan(reflect.TypeOf(msg), version, pl)
 	}
@@ -187,13 +188,13 @@ func rememberRootPlan(t reflect.Type, version int16, pl *plan) {
 
 // rootPlan is the plan of a top-level message: the version must be valid
 // for it, and its own flexible versions decide the encoding.
-func rootPlan(t reflect.Type, version int16, op string) (*plan, error) {
+func rootPlan(t reflect.Type, version int16, opName string) (*plan, error) {
 	if err := validType(t); err != nil {
 		return nil, err
 	}
 	ti := infoFor(t)
 	if !ti.msg.versions.Contains(version) {
-		return nil, &Error{Op: op, Type: t.String(), Offset: -1, Err: ErrUnsupportedVersion,
+		return nil, &Error{Op: opName, Type: t.String(), Offset: -1, Err: ErrUnsupportedVersion,
 			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)}
 	}
 	pl, err := planFor(t, version, ti.msg.flexible.Contains(version))
