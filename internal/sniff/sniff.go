@@ -224,7 +224,6 @@ type sniffer struct {
 	ip4 layers.IPv4
 	ip6 layers.IPv6
 	tcp layers.TCP
-	ctx captureContext
 }
 
 func newSniffer(opt Options, emit func(*Record)) *sniffer {
@@ -295,8 +294,9 @@ func (s *sniffer) packet(link layers.LinkType, data []byte, ci gopacket.CaptureI
 	if s.ports != nil && !s.ports[uint16(s.tcp.SrcPort)] && !s.ports[uint16(s.tcp.DstPort)] {
 		return
 	}
-	s.ctx.ci = ci
-	s.asm.AssembleWithContext(netFlow, &s.tcp, &s.ctx)
+	// A context of its own: the reassembler keeps it with segments it
+	// queues, and hands it back with them when a hole is given up on.
+	s.asm.AssembleWithContext(netFlow, &s.tcp, &captureContext{ci})
 }
 
 // networkPayload returns the IP packet inside a link-layer frame.

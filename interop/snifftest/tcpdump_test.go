@@ -33,7 +33,7 @@ func freePort(t *testing.T) int {
 // tcpdump captures loopback traffic to and from ports into a file until
 // the returned stop is called, which returns the file's path (pcapng
 // when asked for).
-func tcpdump(t *testing.T, ports []int, pcapng bool) func() string {
+func tcpdump(t *testing.T, ports []int, pcapng bool) func() (path string, dropped bool) {
 	bin, err := exec.LookPath("tcpdump")
 	if err != nil {
 		t.Skip("tcpdump is not installed (Debian: apt-get install tcpdump; .ci/run installs it)")
@@ -62,11 +62,19 @@ func tcpdump(t *testing.T, ports []int, pcapng bool) func() string {
 	cmd.Stderr = w
 	require.NoError(t, cmd.Start())
 	w.Close()
+	stopped := false
+	t.Cleanup(func() { // a test that failed before stop
+		if !stopped {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	// tcpdump says "listening on lo" once the capture is running.
 	buf := make([]byte, 4096)
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(stderr.String(), "listening on") {
 		require.True(t, time.Now().Before(deadline), "tcpdump did not start: %s", stderr.String())
+		r.SetReadDeadline(deadline)
 		n, err := r.Read(buf)
 		stderr.Write(buf[:n])
 		require.NoError(t, err, "tcpdump: %s", stderr.String())
@@ -80,18 +88,20 @@ func tcpdump(t *testing.T, ports []int, pcapng bool) func() string {
 			stderr.Write(buf[:n])
 		}
 	}()
-	return func() string {
+	return func() (string, bool) {
 		time.Sleep(500 * time.Millisecond) // the last packets reach the capture
+		stopped = true
 		cmd.Process.Signal(syscall.SIGINT)
 		cmd.Wait()
 		r.Close()
 		t.Logf("tcpdump: %s", strings.TrimSpace(stderr.String()))
+		dropped := !strings.Contains(stderr.String(), "\n0 packets dropped by kernel")
 		if editcap != "" {
 			out, err := exec.Command(editcap, "-F", "pcapng", path, path+"ng").CombinedOutput()
 			require.NoError(t, err, "editcap: %s", out)
-			return path + "ng"
+			return path + "ng", dropped
 		}
-		return path
+		return path, dropped
 	}
 }
 
@@ -171,7 +181,7 @@ func TestLoopbackCapture(t *testing.T) {
 			if clients == 0 {
 				t.Skip("neither kcat nor kafka-python is installed")
 			}
-			path := stop()
+			path, dropped := stop()
 			f, err := os.Open(path)
 			require.NoError(t, err)
 			defer f.Close()
@@ -200,6 +210,12 @@ func TestLoopbackCapture(t *testing.T) {
 			})
 			require.NoError(t, err)
 			t.Logf("%d connections, %d requests, %d paired, %d unanswered; by API %v", stats.Connections, requests, stats.Paired, stats.Unanswered, byAPI)
+			if dropped {
+				// The kernel dropped packets (a loaded machine): the
+				// capture has holes of its own, and only reading it
+				// without failing is checked.
+				t.Skip("tcpdump's kernel buffer dropped packets; the capture is not whole")
+			}
 			assert.Zero(t, undecoded, log.String())
 			assert.Zero(t, unpaired+int(stats.Unpaired)+int(stats.Gaps)+int(stats.Undecodable), log.String())
 			// Every request is answered but for a client's last ones in
