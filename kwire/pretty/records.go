@@ -236,7 +236,8 @@ type batchDraft struct {
 	codec                                 record.Codec
 	tsType                                record.TimestampType
 	transactional, control, deleteHorizon bool
-	records                               []jsonRecord
+	records                               []record.Record
+	meta                                  []recordMeta // one a record
 	given                                 map[string]bool
 }
 
@@ -352,7 +353,7 @@ func appendBatch(dst []byte, b *record.Batch) ([]byte, error) {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendRecord(dst, &jsonRecord{Record: *it.Record(), stored: it.StoredTimestamp()})
+		dst = appendRecord(dst, &jsonRecord{it.Record(), &recordMeta{stored: it.StoredTimestamp()}})
 	}
 	dst = append(dst, "]}"...)
 	return dst, it.Err()
@@ -379,14 +380,12 @@ func (r *jsonReader) batch(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	d.fillDerived()
-	recs := make([]record.Record, len(d.records))
-	for i, rec := range d.records {
-		recs[i] = rec.Record
-		if rec.storedGiven {
-			recs[i].Timestamp = rec.stored
+	for i, m := range d.meta {
+		if m.storedGiven {
+			d.records[i].Timestamp = m.stored
 		}
 	}
-	out, err := record.AppendWithHeader(dst, &d.hdr, recs)
+	out, err := record.AppendWithHeader(dst, &d.hdr, d.records)
 	if err != nil {
 		return dst, r.failAt(start, ErrJSONValue, "the batch cannot be built: %v", err)
 	}
@@ -400,22 +399,20 @@ func (d *batchDraft) fillDerived() {
 	if !d.given["Magic"] {
 		h.Magic = 2
 	}
-	for name, field := range map[string]any{"PartitionLeaderEpoch": &h.PartitionLeaderEpoch, "ProducerID": &h.ProducerID,
-		"ProducerEpoch": &h.ProducerEpoch, "BaseSequence": &h.BaseSequence} {
-		if d.given[name] {
-			continue
-		}
-		switch p := field.(type) {
-		case *int16:
-			*p = -1
-		case *int32:
-			*p = -1
-		case *int64:
-			*p = -1
-		}
+	if !d.given["PartitionLeaderEpoch"] {
+		h.PartitionLeaderEpoch = -1
+	}
+	if !d.given["ProducerID"] {
+		h.ProducerID = -1
+	}
+	if !d.given["ProducerEpoch"] {
+		h.ProducerEpoch = -1
+	}
+	if !d.given["BaseSequence"] {
+		h.BaseSequence = -1
 	}
 	for i := range d.records {
-		if !d.records[i].offsetGiven {
+		if !d.meta[i].offsetGiven {
 			d.records[i].Offset = h.BaseOffset + int64(i)
 		}
 	}
@@ -441,10 +438,16 @@ func (d *batchDraft) fillDerived() {
 }
 
 // jsonRecord is a record as JSON shows it: the record as a Reader gives
-// it, and the timestamp its bytes hold, shown as CreateTimestamp where it
-// differs (in a LogAppendTime batch, Timestamp is the batch's time).
+// it, and what else its JSON says (recordMeta).
 type jsonRecord struct {
-	record.Record
+	*record.Record
+	*recordMeta
+}
+
+// recordMeta is the timestamp a record's bytes hold, shown as
+// CreateTimestamp where it differs (in a LogAppendTime batch, Timestamp is
+// the batch's time), and, when read, which fields the JSON gave.
+type recordMeta struct {
 	stored                   int64
 	offsetGiven, storedGiven bool
 }
@@ -521,8 +524,9 @@ func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch("a record object", t)
 		}
-		d.records = append(d.records, jsonRecord{})
-		rec := &d.records[i]
+		d.records = append(d.records, record.Record{})
+		d.meta = append(d.meta, recordMeta{})
+		rec := &jsonRecord{&d.records[i], &d.meta[i]}
 		return r.fields(func(key string, t json.Token) error {
 			for _, m := range recordMembers {
 				if m.name == key {
