@@ -137,22 +137,6 @@ func TestFrameReaderPeekThenNext(t *testing.T) {
 	assert.ErrorIs(t, err, kwire.ErrTruncated, "a 1-byte frame has no room for a request header")
 }
 
-func TestPeekResponse(t *testing.T) {
-	resp, err := kwire.AppendResponse(nil, newHeartbeat(), 1, 1234)
-	require.NoError(t, err)
-	for _, n := range []int{8, 12, len(resp)} {
-		corr, err := kwire.PeekResponse(resp[:n])
-		require.NoError(t, err)
-		assert.EqualValues(t, 1234, corr)
-	}
-	_, err = kwire.PeekResponse(resp[:7])
-	assert.ErrorIs(t, err, kwire.ErrTruncated)
-	_, err = kwire.PeekResponse(rawFrame("abc"))
-	assert.ErrorIs(t, err, kwire.ErrTruncated, "a 3-byte frame has no room for a correlation id")
-	_, err = kwire.PeekResponse(append(rawFrame("abcd"), 0))
-	assert.ErrorIs(t, err, kwire.ErrInvalidLength, "more bytes than the prefix says")
-}
-
 // TestFrameReaderAllowEmpty: the raw SASL exchange answers with an
 // empty frame, which only a reader told so accepts.
 func TestFrameReaderAllowEmpty(t *testing.T) {
