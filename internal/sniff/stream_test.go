@@ -326,3 +326,36 @@ func TestNotACapture(t *testing.T) {
 		assert.Error(t, err, "%q", in)
 	}
 }
+
+// TestIdleConnectionDropped: a connection silent for longer than Idle
+// (capture time) is closed and its state dropped while the capture goes
+// on, so long captures do not keep every connection ever seen.
+func TestIdleConnectionDropped(t *testing.T) {
+	exs := someExchanges(t, 4)
+	c := capturetest.New()
+	idle := c.Dial("10.5.0.1:44000", "10.5.0.9:9092", true)
+	idle.Send(true, exs[0].req, 1460) // never answered
+	c.Tick(11 * time.Minute)
+	busy := c.Dial("10.5.0.2:44001", "10.5.0.9:9092", true)
+	for i := range 3 {
+		c.Tick(2 * time.Second)
+		busy.Send(true, exs[1+i].req, 1460)
+		busy.Send(false, exs[1+i].resp, 1460)
+	}
+	var order []string
+	_, err := sniff.Read(strings.NewReader(string(c.Pcap())), sniff.Options{}, func(r *sniff.Record) {
+		order = append(order, fmt.Sprintf("%s %s", r.Client, r.Kind))
+	})
+	require.NoError(t, err)
+	closeAt, lastBusy := -1, -1
+	for i, o := range order {
+		if o == "10.5.0.1:44000 close" {
+			closeAt = i
+		}
+		if strings.HasPrefix(o, "10.5.0.2:44001 response") {
+			lastBusy = i
+		}
+	}
+	require.GreaterOrEqual(t, closeAt, 0, "%v", order)
+	assert.Less(t, closeAt, lastBusy, "the idle connection is closed while the capture goes on: %v", order)
+}

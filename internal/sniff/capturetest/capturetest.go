@@ -7,6 +7,7 @@ package capturetest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -26,6 +27,7 @@ type Capture struct {
 	Packets []Packet
 	clock   time.Time
 	conns   int
+	stream  *pcapgo.Writer // when set, packets are written here, not kept
 }
 
 // New starts an empty capture at a fixed time.
@@ -39,10 +41,28 @@ func (c *Capture) Tick(d time.Duration) { c.clock = c.clock.Add(d) }
 // Now is the capture clock.
 func (c *Capture) Now() time.Time { return c.clock }
 
+// Stream starts a capture that writes each packet to w as a libpcap
+// file as it is added and keeps none: a capture larger than memory.
+func Stream(w io.Writer) *Capture {
+	c := New()
+	c.stream = pcapgo.NewWriterNanos(w)
+	if err := c.stream.WriteFileHeader(65536, layers.LinkTypeEthernet); err != nil {
+		panic(err)
+	}
+	return c
+}
+
 // Add appends packets at the current time, each 10µs after the last.
 func (c *Capture) Add(pkts ...[]byte) {
 	for _, p := range pkts {
 		c.clock = c.clock.Add(10 * time.Microsecond)
+		if c.stream != nil {
+			ci := gopacket.CaptureInfo{Timestamp: c.clock, CaptureLength: len(p), Length: len(p)}
+			if err := c.stream.WritePacket(ci, p); err != nil {
+				panic(err)
+			}
+			continue
+		}
 		c.Packets = append(c.Packets, Packet{Time: c.clock, Data: p})
 	}
 }
