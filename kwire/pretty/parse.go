@@ -90,10 +90,10 @@ func setDefault(v reflect.Value) {
 type jsonReader struct {
 	data []byte
 	dec  *json.Decoder
-	typ  string   // the message's Go type
-	path []string // ".Name" or "[i]", outermost first
-	at   int      // where the value being read starts, for errors
-	key  int      // where the key of the member being read starts
+	typ  string     // the message's Go type
+	path []pathStep // outermost first
+	at   int        // where the value being read starts, for errors
+	key  int        // where the key of the member being read starts
 }
 
 // next is the next token; a syntax error or the end of the data is an
@@ -113,6 +113,29 @@ func (r *jsonReader) next() (json.Token, error) {
 	return nil, r.fail(ErrJSONSyntax, "%v", err)
 }
 
+// pathStep is a key of an object (index -1) or an index of an array;
+// the path is formatted only for an error.
+type pathStep struct {
+	key   string
+	index int
+}
+
+// pathString is the path as kwire's errors write it: Topics[0].Name.
+func (r *jsonReader) pathString() string {
+	var b strings.Builder
+	for _, p := range r.path {
+		if p.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(p.index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p.key)
+	}
+	return b.String()
+}
+
 func (r *jsonReader) fail(sentinel error, format string, args ...any) error {
 	return r.failAt(r.at, sentinel, format, args...)
 }
@@ -128,7 +151,7 @@ func (r *jsonReader) mark(skip string) {
 }
 
 func (r *jsonReader) failAt(offset int, sentinel error, format string, args ...any) error {
-	return &kwire.Error{Op: "parse json", Type: r.typ, Path: strings.TrimPrefix(strings.Join(r.path, ""), "."),
+	return &kwire.Error{Op: "parse json", Type: r.typ, Path: r.pathString(),
 		Offset: offset, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
 }
 
@@ -179,7 +202,7 @@ func (r *jsonReader) fields(fn func(key string, t json.Token) error) error {
 			return nil
 		}
 		key := t.(string) // the decoder checks that keys are strings
-		r.path = append(r.path, "."+key)
+		r.path = append(r.path, pathStep{key: key, index: -1})
 		for _, k := range seen {
 			if k == key {
 				return r.failAt(r.at, ErrJSONSyntax, "key %q given twice", key)
@@ -209,7 +232,7 @@ func (r *jsonReader) array(fn func(i int, t json.Token) error) error {
 		if t == json.Delim(']') {
 			return nil
 		}
-		r.path = append(r.path, "["+strconv.Itoa(i)+"]")
+		r.path = append(r.path, pathStep{index: i})
 		if err := fn(i, t); err != nil {
 			return err
 		}
