@@ -62,6 +62,32 @@
 // kwire/kwiretest goes further for a user's own structs: a round trip at
 // every version, a gopter generator, and golden frames.
 //
+// # The API by concept
+//
+// Each concept has its file:
+//
+//	bodies         Marshal, Append, Size, Unmarshal (api.go); Decoder, with
+//	               an allocation bound and exact reading (decoder.go)
+//	frames         AppendRequest, AppendResponse, ReadRequest, ReadResponse,
+//	               PeekRequest, PeekResponse (frame.go); RequestHeader,
+//	               ResponseHeader and their versions (header.go)
+//	stream framing SplitFrame, FrameReader (stream.go)
+//	pairing        Tracker: responses matched to requests (pair.go)
+//	negotiation    IntersectVersions, HighestCommonVersion,
+//	               AppendUnsupportedAPIVersions (negotiate.go)
+//	fillers        FillMinimal, EmptyRecordBatch (minimal.go), FillRandom
+//	               (random.go)
+//	introspection  SchemaOf, Describe (schema.go), Walk (walk.go), Validate
+//	               (validate.go), LayoutRequest, TraceRequest and the Node
+//	               tree (layout.go)
+//	errors         Error and the sentinels (errors.go); ErrNotAMessage,
+//	               for anything not a message, comes from message.go
+//
+// A request or response header that is cut short or malformed is an
+// *Error with Op "frame", the header's type, the field and its offset,
+// alike from ReadRequest, TraceRequest and, for the part it reads,
+// PeekRequest (header.go holds the one reader of each header).
+//
 // Go types give the rest: int8, int16, int32, int64, uint16, uint32,
 // float64, bool, string, *string (nullable), []byte, UUID, slices of any
 // of these, structs, and pointers to structs (nullable structs, written
