@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -124,39 +125,8 @@ func frames(t *testing.T, b []byte, requests bool) []frame {
 // connection comes out of the capture decoded and paired, from pcap and
 // pcapng, and the password is in no line.
 func TestKgoAgainstKfake(t *testing.T) {
-	const n, secret = 2000, "kfake-s3cret"
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "sniff"),
-		kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", secret))
-	require.NoError(t, err)
-	defer cluster.Close()
-	rec := newRecorder()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := []kgo.Opt{kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.Dialer(rec.dial),
-		kgo.SASL(plain.Auth{User: "alice", Pass: secret}.AsMechanism()), kgo.ClientID("sniff-kgo")}
-
-	codecs := []kgo.CompressionCodec{kgo.NoCompression(), kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()}
-	for i, codec := range codecs {
-		cl, err := kgo.NewClient(append(opts, kgo.DefaultProduceTopic("sniff"), kgo.ProducerBatchCompression(codec), kgo.ProducerLinger(2*time.Millisecond))...)
-		require.NoError(t, err)
-		for j := range n / len(codecs) {
-			cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "k%d-%d", i, j), Value: fmt.Appendf(nil, "v%d-%d", i, j)}, nil)
-		}
-		require.NoError(t, cl.Flush(ctx))
-		cl.Close()
-	}
-	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics("sniff"), kgo.ConsumerGroup("sniff-group"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
-	require.NoError(t, err)
-	got := 0
-	for got < n {
-		fs := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err())
-		got += fs.NumRecords()
-	}
-	require.NoError(t, cl.CommitUncommittedOffsets(ctx))
-	cl.Close()
-
+	rec, _ := kgoTraffic(t)
+	const secret = kgoSecret
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	type key struct {
@@ -221,4 +191,53 @@ func TestKgoAgainstKfake(t *testing.T) {
 
 func apiName(key int16) string {
 	return trafficlog.APIName(key)
+}
+
+const kgoSecret = "kfake-s3cret"
+
+// kgoTraffic runs the workload of TestKgoAgainstKfake and returns its
+// recording and the brokers' ports.
+func kgoTraffic(t *testing.T) (*recorder, []int) {
+	const n, secret = 2000, kgoSecret
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "sniff"),
+		kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", secret))
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	rec := newRecorder()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := []kgo.Opt{kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.Dialer(rec.dial),
+		kgo.SASL(plain.Auth{User: "alice", Pass: secret}.AsMechanism()), kgo.ClientID("sniff-kgo")}
+
+	codecs := []kgo.CompressionCodec{kgo.NoCompression(), kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()}
+	for i, codec := range codecs {
+		cl, err := kgo.NewClient(append(opts, kgo.DefaultProduceTopic("sniff"), kgo.ProducerBatchCompression(codec), kgo.ProducerLinger(2*time.Millisecond))...)
+		require.NoError(t, err)
+		for j := range n / len(codecs) {
+			cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "k%d-%d", i, j), Value: fmt.Appendf(nil, "v%d-%d", i, j)}, nil)
+		}
+		require.NoError(t, cl.Flush(ctx))
+		cl.Close()
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics("sniff"), kgo.ConsumerGroup("sniff-group"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
+	require.NoError(t, err)
+	got := 0
+	for got < n {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	require.NoError(t, cl.CommitUncommittedOffsets(ctx))
+	cl.Close()
+
+	var ports []int
+	for _, a := range cluster.ListenAddrs() {
+		_, p, err := net.SplitHostPort(a)
+		require.NoError(t, err)
+		n, err := strconv.Atoi(p)
+		require.NoError(t, err)
+		ports = append(ports, n)
+	}
+	return rec, ports
 }
