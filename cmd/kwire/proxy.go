@@ -18,6 +18,7 @@ import (
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/proxy"
+	"github.com/kwirelabs/kwire/kwire/proxy/filters"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
 )
 
@@ -36,7 +37,18 @@ type proxyFlags struct {
 	TLSCert, TLSKey, TLSClientCA string
 	UpstreamTLS                  tlsClientFlags
 	Metrics                      string
+
+	Config      string
+	DenyTopics  listFlag
+	RequireKeys bool
+	Audit       string
 }
+
+// listFlag is a flag that may be given many times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:19092", "local address for the bootstrap broker")
@@ -60,6 +72,10 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
 	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
 	f.UpstreamTLS.register(fs, "upstream-tls", "upstream-", "the upstream brokers")
+	fs.StringVar(&f.Config, "config", "", "a YAML file of settings: the flags' names as keys; flags given on the command line win")
+	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED (repeatable)")
+	fs.BoolVar(&f.RequireKeys, "require-keys", false, "refuse Produce records without a key with INVALID_RECORD")
+	fs.StringVar(&f.Audit, "audit", "", "append one JSON line per request to this file (created 0600): time, client address, principal, TLS, API, client id")
 }
 
 // tlsConfigs builds the client-side and upstream-side TLS settings.
@@ -125,6 +141,11 @@ func runProxy(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
+	if f.Config != "" {
+		if err := applyConfigFile(fs, f.Config); err != nil {
+			return fmt.Errorf("proxy: -config %v", err)
+		}
+	}
 	if f.Upstream == "" || fs.NArg() > 0 {
 		return fmt.Errorf("proxy: usage: kwire proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]")
 	}
@@ -146,6 +167,20 @@ func runProxy(args []string, out io.Writer) error {
 	}
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)
+	}
+	if f.Audit != "" {
+		file, err := os.OpenFile(f.Audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("proxy: -audit: %v", err)
+		}
+		defer file.Close()
+		cfg.Filters = append(cfg.Filters, filters.NewAudit(file))
+	}
+	if len(f.DenyTopics) > 0 {
+		cfg.Filters = append(cfg.Filters, filters.NewDenyTopics(f.DenyTopics...))
+	}
+	if f.RequireKeys {
+		cfg.Filters = append(cfg.Filters, filters.RequireKeys{})
 	}
 	var metrics *proxyMetrics
 	if f.Metrics != "" {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readmeProxyYAML is the README's full -config example.
+func readmeProxyYAML(t *testing.T) string {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?s)```yaml\n(# proxy.yaml:.*?)```").FindSubmatch(b)
+	require.NotNil(t, m, "README.md has no proxy.yaml example")
+	return string(m[1])
+}
+
+func proxyFlagSet() (*flag.FlagSet, *proxyFlags) {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f proxyFlags
+	f.register(fs)
+	return fs, &f
+}
+
+// TestProxyConfigREADME: the README's example sets every flag kwire proxy
+// has, and each to the value written; a flag given on the command line
+// wins over the file.
+func TestProxyConfigREADME(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proxy.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(readmeProxyYAML(t)), 0o600))
+	fs, f := proxyFlagSet()
+	require.NoError(t, fs.Parse([]string{"-config", path, "-dial-timeout", "3s"}))
+	require.NoError(t, applyConfigFile(fs, path))
+
+	keys := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+):`).FindAllStringSubmatch(readmeProxyYAML(t), -1) {
+		keys[m[1]] = true
+	}
+	fs.VisitAll(func(fl *flag.Flag) {
+		if fl.Name != "config" {
+			assert.True(t, keys[fl.Name], "the README's example lacks %s", fl.Name)
+		}
+	})
+	assert.Equal(t, "0.0.0.0:19092", f.Listen)
+	assert.Equal(t, "broker-1.internal:9093", f.Upstream)
+	assert.Equal(t, "19093-19120", f.BrokerPorts)
+	assert.True(t, f.JSON)
+	assert.Equal(t, 5000, f.MaxConns)
+	assert.Equal(t, 3*time.Second, f.DialTimeout, "the command line wins")
+	assert.Equal(t, 10*time.Minute, f.IdleTimeout)
+	assert.Equal(t, listFlag{"payroll", "hr.reviews"}, f.DenyTopics)
+	assert.True(t, f.RequireKeys)
+	assert.Equal(t, "3.7", f.AsKafka)
+	ports, err := parsePortRange(f.BrokerPorts)
+	require.NoError(t, err)
+	assert.Equal(t, 19093, ports.First)
+}
+
+func TestProxyConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"upstream: b:9092\nlisten-addr: x\n", `proxy.yaml:2: unknown key "listen-addr"`},
+		{"dial-timeout: soon\n", "proxy.yaml:1: dial-timeout: invalid value"},
+		{"upstream: a\nupstream: b\n", "proxy.yaml:2: upstream given twice"},
+		{"- upstream\n", "proxy.yaml:1: want a mapping"},
+		{"tls-cert: {a: 1}\n", "proxy.yaml:1: tls-cert: want a value or a list"},
+		{"config: other.yaml\n", `unknown key "config"`},
+	} {
+		path := filepath.Join(t.TempDir(), "proxy.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(tc.yaml), 0o600))
+		fs, _ := proxyFlagSet()
+		err := applyConfigFile(fs, path)
+		require.Error(t, err, tc.yaml)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
