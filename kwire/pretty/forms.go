@@ -309,16 +309,22 @@ func (arrayForm) read(r *jsonReader, f *kwire.Field, v reflect.Value, t json.Tok
 		return r.mismatch("an array", t)
 	}
 	elem := formOf(f.Elem)
-	s := reflect.MakeSlice(v.Type(), 0, 0)
+	// s grows by doubling, its whole capacity in use as elements; n are read.
+	s, n := reflect.MakeSlice(v.Type(), 0, 0), 0
 	err := r.array(func(i int, t json.Token) error {
-		s = reflect.Append(s, reflect.Zero(v.Type().Elem()))
+		if i == s.Len() {
+			grown := reflect.MakeSlice(v.Type(), 2*s.Len()+4, 2*s.Len()+4)
+			reflect.Copy(grown, s)
+			s = grown
+		}
+		n = i + 1
 		e := s.Index(i)
 		if e.Kind() == reflect.Struct {
 			setDefault(e)
 		}
 		return elem.read(r, f.Elem, e, t)
 	})
-	v.Set(s)
+	v.Set(s.Slice(0, n))
 	return err
 }
 

@@ -524,6 +524,13 @@ func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch("a record object", t)
 		}
+		// Grown by doubling, which allocates at most twice the final size
+		// in all, where append's gentler growth of large slices allocates
+		// several times it.
+		if len(d.records) == cap(d.records) {
+			d.records = append(make([]record.Record, 0, 2*cap(d.records)+4), d.records...)
+			d.meta = append(make([]recordMeta, 0, cap(d.records)), d.meta...)
+		}
 		d.records = append(d.records, record.Record{})
 		d.meta = append(d.meta, recordMeta{})
 		rec := &jsonRecord{&d.records[i], &d.meta[i]}
