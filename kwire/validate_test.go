@@ -130,8 +130,9 @@ type (
 		UnknownTags map[uint32][]byte
 	}
 	unknownTagsUnexported struct {
-		_           struct{} `kafka:"versions=0,flexible=0+"`
-		Name        string   `kafka:"v=0+"`
+		_    struct{} `kafka:"versions=0,flexible=0+"`
+		Name string   `kafka:"v=0+"`
+		//lint:ignore U1000 the test is that the codec refuses an unexported one
 		unknownTags kwire.UnknownTags
 	}
 	twoUnknownTags struct {

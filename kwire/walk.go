@@ -9,6 +9,8 @@ import (
 
 // SkipChildren, returned by a Walk function for a struct or array field,
 // skips what the field contains; the walk goes on with the next field.
+//
+//lint:ignore ST1012 a signal to Walk, as fs.SkipDir is to WalkDir, not an error to report
 var SkipChildren = errors.New("skip the children of this field")
 
 // Walk calls fn for every field msg has at version, depth first in wire
