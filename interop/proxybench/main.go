@@ -1,15 +1,20 @@
 // Command proxybench measures what `kwire proxy` costs a producer: kgo
 // producing records to an in-process kfake broker directly and through
-// the proxy (built with go build and run as a subprocess, logging every
-// message to a file), side by side in one run, the two interleaved pass
-// by pass. Per pass and side it reports throughput (N records of S bytes,
-// produced asynchronously) and the latency of sequential one-record
-// ProduceSync calls, and the CPU time the proxy process used; at the end,
-// the medians and the added latency. On a shared machine the throughput
-// swings with other load; the added latency and the proxy's CPU per GiB
-// are the steadier figures.
+// the proxy (built with go build and run as a subprocess), side by side in
+// one run, every side once per pass, in an order rotated pass by pass.
+// Sides: direct; proxy (text log to a file); proxy-off (no log);
+// proxy-json; direct-tls (TLS to a TLS kfake); proxy-tls (TLS from the
+// client to the proxy and from the proxy to the TLS kfake, text log). Per
+// pass and side it reports throughput (N records of S bytes, produced
+// asynchronously) and the latency of sequential one-record ProduceSync
+// calls, and the CPU time the proxy process used; at the end, the
+// medians, each proxy side's throughput as a median of per-pass ratios
+// to its direct side (drift in the machine's load cancels), and the
+// added latency. On a shared machine the absolute figures swing with
+// other load; the ratios are the steadier figures.
 //
 //	go run ./proxybench -passes 6 -records 100000 -size 1024
+//	go run ./proxybench -passes 5 -sides direct,proxy-off,proxy,proxy-json,direct-tls,proxy-tls
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log"
@@ -34,13 +40,24 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kwirelabs/kwire/internal/testcerts"
 )
 
+// side is one way of reaching the broker.
+type side struct {
+	name  string
+	addr  string
+	tls   *tls.Config // the client's, for TLS sides
+	proxy *exec.Cmd   // nil: direct
+}
+
 func main() {
-	passes := flag.Int("passes", 6, "passes per side (direct, proxy), interleaved")
+	passes := flag.Int("passes", 6, "passes over every side, each pass in a rotated order")
 	records := flag.Int("records", 100000, "records per throughput run")
 	size := flag.Int("size", 1024, "value size in bytes")
 	pings := flag.Int("pings", 1000, "sequential one-record produces per latency run")
+	modes := flag.String("sides", "direct,proxy", "sides to measure: direct, proxy (text log to a file), proxy-off (no log), proxy-json, direct-tls (TLS to a TLS broker), proxy-tls (TLS both ways, text log)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "proxybench")
@@ -52,79 +69,151 @@ func main() {
 	build.Stderr = os.Stderr
 	check(build.Run())
 
+	names := strings.Split(*modes, ",")
+	needTLS := slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, "-tls") })
+	var tlsFiles certFiles
+	if needTLS {
+		tlsFiles = makeCerts(dir)
+	}
+
 	var lat = map[string][]time.Duration{}
 	var tput = map[string][]float64{}     // sorted at the end
 	var passRate = map[string][]float64{} // in pass order
-	var proxyCPU []float64                // seconds per GiB, by pass
+	var proxyCPU = map[string][]float64{} // seconds per GiB, by pass
 	var cpuPerGiB = map[string][]float64{}
-	fmt.Printf("%-5s %-6s %12s %10s %10s %10s\n", "pass", "side", "records/s", "MiB/s", "p50 ms", "p99 ms")
+	fmt.Printf("%-5s %-11s %12s %10s %10s %10s\n", "pass", "side", "records/s", "MiB/s", "p50 ms", "p99 ms")
 	for pass := range *passes {
 		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "bench"))
 		check(err)
-		proxy, addr := startProxy(bin, cluster.ListenAddrs()[0], filepath.Join(dir, "proxy.log"))
-		sides := []struct{ name, addr string }{{"direct", cluster.ListenAddrs()[0]}, {"proxy", addr}}
-		if pass%2 == 1 {
-			sides[0], sides[1] = sides[1], sides[0] // alternate which goes first
+		var tlsCluster *kfake.Cluster
+		if needTLS {
+			tlsCluster, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "bench"), kfake.TLS(tlsFiles.server))
+			check(err)
 		}
-		for _, s := range sides {
-			var extra func() time.Duration // the proxy process's CPU, for the proxy side
-			if s.name == "proxy" {
-				extra = func() time.Duration { return procCPU(proxy.Process.Pid) }
+		var sides []side
+		for _, n := range names {
+			s := side{name: n}
+			switch n {
+			case "direct":
+				s.addr = cluster.ListenAddrs()[0]
+			case "direct-tls":
+				s.addr, s.tls = tlsCluster.ListenAddrs()[0], tlsFiles.client
+			case "proxy":
+				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"))
+			case "proxy-off":
+				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", "off")
+			case "proxy-json":
+				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"), "-json")
+			case "proxy-tls":
+				s.proxy, s.addr = startProxy(bin, tlsCluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"),
+					"-tls-cert", tlsFiles.certFile, "-tls-key", tlsFiles.keyFile, "-upstream-ca", tlsFiles.caFile)
+				s.tls = tlsFiles.client
+			default:
+				log.Fatalf("unknown side %q", n)
 			}
-			rate, cpu, l := runSide(s.addr, *records, *size, *pings, extra)
+			sides = append(sides, s)
+		}
+		order := append(sides[pass%len(sides):len(sides):len(sides)], sides[:pass%len(sides)]...) // rotate which goes first
+		for _, s := range order {
+			var extra func() time.Duration // the proxy process's CPU, for the proxy side
+			if s.proxy != nil {
+				pid := s.proxy.Process.Pid
+				extra = func() time.Duration { return procCPU(pid) }
+			}
+			rate, cpu, l := runSide(s, *records, *size, *pings, extra)
 			cpuPerGiB[s.name] = append(cpuPerGiB[s.name], cpu.Seconds()/(float64(*records)*float64(*size)/(1<<30)))
 			tput[s.name] = append(tput[s.name], rate)
 			passRate[s.name] = append(passRate[s.name], rate)
 			lat[s.name] = append(lat[s.name], l...)
 			slices.Sort(l)
-			fmt.Printf("%-5d %-6s %12.0f %10.1f %10.3f %10.3f\n", pass+1, s.name, rate, rate*float64(*size)/(1<<20), ms(pct(l, 50)), ms(pct(l, 99)))
+			fmt.Printf("%-5d %-11s %12.0f %10.1f %10.3f %10.3f\n", pass+1, s.name, rate, rate*float64(*size)/(1<<20), ms(pct(l, 50)), ms(pct(l, 99)))
 		}
-		proxy.Process.Signal(os.Interrupt)
-		check(proxy.Wait())
-		cpu := proxy.ProcessState.UserTime() + proxy.ProcessState.SystemTime()
-		relayed := float64((*records+*pings+1)*(*size)) / (1 << 30)
-		proxyCPU = append(proxyCPU, cpu.Seconds()/relayed)
-		fmt.Printf("%-5d proxy process CPU %.2f s (user+sys), %.2f s per GiB produced\n", pass+1, cpu.Seconds(), cpu.Seconds()/relayed)
+		for _, s := range sides {
+			if s.proxy == nil {
+				continue
+			}
+			s.proxy.Process.Signal(os.Interrupt)
+			check(s.proxy.Wait())
+			cpu := s.proxy.ProcessState.UserTime() + s.proxy.ProcessState.SystemTime()
+			relayed := float64((*records+*pings+1)*(*size)) / (1 << 30)
+			proxyCPU[s.name] = append(proxyCPU[s.name], cpu.Seconds()/relayed)
+			fmt.Printf("%-5d %s process CPU %.2f s (user+sys), %.2f s per GiB produced\n", pass+1, s.name, cpu.Seconds(), cpu.Seconds()/relayed)
+		}
 		cluster.Close()
+		if tlsCluster != nil {
+			tlsCluster.Close()
+		}
 	}
 	fmt.Println()
-	for _, side := range []string{"direct", "proxy"} {
-		slices.Sort(lat[side])
-		slices.Sort(tput[side])
-		fmt.Printf("%-6s median throughput %8.0f records/s (%.1f MiB/s); latency p50 %.3f ms, p99 %.3f ms (%d samples)\n",
-			side, pct64(tput[side], 50), pct64(tput[side], 50)*float64(*size)/(1<<20), ms(pct(lat[side], 50)), ms(pct(lat[side], 99)), len(lat[side]))
+	for _, n := range names {
+		slices.Sort(lat[n])
+		slices.Sort(tput[n])
+		slices.Sort(cpuPerGiB[n])
+		fmt.Printf("%-11s median throughput %8.0f records/s (%.1f MiB/s); latency p50 %.3f ms, p99 %.3f ms (%d samples); CPU per GiB %.2f s\n",
+			n, pct64(tput[n], 50), pct64(tput[n], 50)*float64(*size)/(1<<20), ms(pct(lat[n], 50)), ms(pct(lat[n], 99)), len(lat[n]), pct64(cpuPerGiB[n], 50))
 	}
-	var ratios []float64 // proxy over direct within a pass: drift in the machine's load cancels
-	for i := range tput["proxy"] {
-		ratios = append(ratios, passRate["proxy"][i]/passRate["direct"][i])
+	for _, n := range names {
+		base := "direct"
+		if strings.HasSuffix(n, "-tls") {
+			base = "direct-tls"
+		}
+		if n == base || passRate[base] == nil {
+			continue
+		}
+		var ratios []float64 // against the direct side of the same pass: drift in the machine's load cancels
+		for i := range passRate[n] {
+			ratios = append(ratios, passRate[n][i]/passRate[base][i])
+		}
+		slices.Sort(ratios)
+		slices.Sort(proxyCPU[n])
+		fmt.Printf("%-11s vs %-10s throughput %.2fx (median of per-pass ratios; %.2f-%.2f); added latency p50 %+.3f ms, p99 %+.3f ms; CPU per GiB %.2fx; proxy process %.2f s per GiB\n",
+			n, base, pct64(ratios, 50), ratios[0], ratios[len(ratios)-1],
+			ms(pct(lat[n], 50)-pct(lat[base], 50)), ms(pct(lat[n], 99)-pct(lat[base], 99)),
+			pct64(cpuPerGiB[n], 50)/pct64(cpuPerGiB[base], 50), pct64(proxyCPU[n], 50))
 	}
-	slices.Sort(ratios)
-	for _, side := range []string{"direct", "proxy"} {
-		slices.Sort(cpuPerGiB[side])
-	}
-	fmt.Printf("CPU per GiB produced (client + broker, + proxy on the proxy side): direct %.2f s, proxy %.2f s (%.2fx)\n",
-		pct64(cpuPerGiB["direct"], 50), pct64(cpuPerGiB["proxy"], 50), pct64(cpuPerGiB["proxy"], 50)/pct64(cpuPerGiB["direct"], 50))
-	slices.Sort(proxyCPU)
-	fmt.Printf("proxy process CPU: median %.2f s per GiB produced (%.2f-%.2f)\n", pct64(proxyCPU, 50), proxyCPU[0], proxyCPU[len(proxyCPU)-1])
-	fmt.Printf("through the proxy: throughput %.2fx direct (median of per-pass ratios; %.2f-%.2f); added latency p50 %+.3f ms, p99 %+.3f ms\n",
-		pct64(ratios, 50), ratios[0], ratios[len(ratios)-1],
-		ms(pct(lat["proxy"], 50)-pct(lat["direct"], 50)), ms(pct(lat["proxy"], 99)-pct(lat["direct"], 99)))
+}
+
+// certFiles are a CA, a server certificate for 127.0.0.1 (kfake's and
+// the proxy's) and the client's TLS config trusting the CA.
+type certFiles struct {
+	caFile, certFile, keyFile string
+	server, client            *tls.Config
+}
+
+func makeCerts(dir string) certFiles {
+	ca, err := testcerts.NewCA("proxybench CA")
+	check(err)
+	leaf, err := ca.Server("127.0.0.1", "127.0.0.1")
+	check(err)
+	f := certFiles{caFile: filepath.Join(dir, "ca.pem")}
+	check(os.WriteFile(f.caFile, ca.PEM, 0o600))
+	f.certFile, f.keyFile, err = leaf.Write(dir, "server")
+	check(err)
+	cert, err := leaf.TLS()
+	check(err)
+	f.server = &tls.Config{Certificates: []tls.Certificate{cert}}
+	f.client = &tls.Config{RootCAs: ca.Pool()}
+	return f
 }
 
 // runSide produces n records asynchronously and reports records per
 // second and the CPU time spent on them (this process, which holds the
 // client and the broker, plus extra), then pings sequential one-record
 // produces and returns their latencies.
-func runSide(addr string, n, size, pings int, extra func() time.Duration) (float64, time.Duration, []time.Duration) {
+func runSide(s side, n, size, pings int, extra func() time.Duration) (float64, time.Duration, []time.Duration) {
 	ctx := context.Background()
 	var batches batchCount
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("bench"), kgo.WithHooks(&batches),
+	opts := []kgo.Opt{kgo.SeedBrokers(s.addr), kgo.DefaultProduceTopic("bench"), kgo.WithHooks(&batches),
 		kgo.ProducerBatchCompression(kgo.NoCompression()), // every byte crosses the proxy
 		// Full batches on both sides: without a linger a low-latency
 		// connection sends many small batches, and kfake's cost per
 		// request then dominates, making direct look slower.
-		kgo.ProducerLinger(20*time.Millisecond),
-		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(1<<16))
+		kgo.ProducerLinger(20 * time.Millisecond),
+		kgo.ProducerBatchMaxBytes(1 << 20), kgo.MaxBufferedRecords(1 << 16)}
+	if s.tls != nil {
+		opts = append(opts, kgo.DialTLSConfig(s.tls))
+	}
+	cl, err := kgo.NewClient(opts...)
 	check(err)
 	defer cl.Close()
 	check(cl.ProduceSync(ctx, &kgo.Record{Value: []byte("warm up")}).FirstErr())
@@ -197,8 +286,8 @@ func procCPU(pid int) time.Duration {
 
 var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
 
-func startProxy(bin, upstream, logPath string) (*exec.Cmd, string) {
-	cmd := exec.Command(bin, "proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-log", logPath)
+func startProxy(bin, upstream string, args ...string) (*exec.Cmd, string) {
+	cmd := exec.Command(bin, append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream}, args...)...)
 	errs, err := cmd.StderrPipe()
 	check(err)
 	check(cmd.Start())
