@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -229,6 +230,22 @@ func TestEveryAPIDecodedAndPaired(t *testing.T) {
 			assert.EqualValues(t, len(exs), stats.Paired)
 			assert.Zero(t, stats.Undecodable+stats.Unpaired+stats.Unanswered+stats.Gaps+stats.SkippedBytes)
 			assert.Len(t, s.kinds[sniff.Open], 4)
+		})
+	}
+}
+
+// TestLinkTypes: the same traffic captured as tcpdump -i any writes it
+// (Linux cooked v1 and v2), on a BSD loopback, and as raw IP.
+func TestLinkTypes(t *testing.T) {
+	exs := someExchanges(t, 60)
+	for _, link := range []layers.LinkType{layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2, layers.LinkTypeNull, layers.LinkTypeRaw} {
+		t.Run(link.String(), func(t *testing.T) {
+			s := newSeen(t)
+			c := interleaved(t, exs, s)
+			stats := read(t, c.PcapAs(link), sniff.Options{}, s)
+			s.checkAll()
+			assert.EqualValues(t, 4, stats.Connections)
+			assert.Zero(t, stats.NotTCP)
 		})
 	}
 }

@@ -174,6 +174,42 @@ func (c *Capture) Pcap() []byte {
 	return b.Bytes()
 }
 
+// PcapAs is the capture as a libpcap file of another link-layer type:
+// each Ethernet header is replaced by that type's (Linux cooked v1 and
+// v2 as tcpdump -i any writes them, BSD loopback, raw IP).
+func (c *Capture) PcapAs(link layers.LinkType) []byte {
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65536, link); err != nil {
+		panic(err)
+	}
+	for _, p := range c.Packets {
+		etype, ip := p.Data[12:14], p.Data[14:]
+		var hdr []byte
+		switch link {
+		case layers.LinkTypeLinuxSLL:
+			hdr = append([]byte{0, 0, 0x03, 0x04, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0}, etype...)
+		case layers.LinkTypeLinuxSLL2:
+			hdr = append(append([]byte(nil), etype...), 0, 0, 0, 0, 0, 1, 0x03, 0x04, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0)
+		case layers.LinkTypeNull:
+			family := byte(2) // AF_INET, little-endian as written on the capturing host
+			if etype[0] == 0x86 {
+				family = 30 // AF_INET6 on macOS
+			}
+			hdr = []byte{family, 0, 0, 0}
+		case layers.LinkTypeRaw:
+		default:
+			panic(fmt.Sprintf("capturetest: no link type %v", link))
+		}
+		data := append(hdr, ip...)
+		ci := gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(data), Length: len(data)}
+		if err := w.WritePacket(ci, data); err != nil {
+			panic(err)
+		}
+	}
+	return b.Bytes()
+}
+
 // Pcapng is the capture as a pcapng file.
 func (c *Capture) Pcapng() []byte {
 	var b bytes.Buffer
