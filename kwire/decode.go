@@ -3,7 +3,6 @@ package kwire
 import (
 	"encoding/binary"
 	"math"
-	"unsafe"
 )
 
 // decodeState reads one message from src. Strings are carved from arena
@@ -40,7 +39,7 @@ type decodeState struct {
 // slab is spare zeroed storage for elements of one struct type.
 type slab struct {
 	elem *plan
-	data unsafe.Pointer // nil when empty, never one past the end
+	data pointer // nil when empty, never one past the end
 	left int
 	used int // elements of this type handed out so far
 }
@@ -159,7 +158,7 @@ func (d *decodeState) strPtr(n int) (*string, error) {
 	if len(d.strPtrs) == 0 {
 		d.lastPtrChunk = min(max(2*d.lastPtrChunk, 2), ptrChunk)
 		count := min(d.lastPtrChunk, d.remaining()+1)
-		if err := d.charge(count * int(unsafe.Sizeof(""))); err != nil {
+		if err := d.charge(count * int(stringHeaderSize)); err != nil {
 			return nil, err
 		}
 		d.strPtrs = make([]string, count)
@@ -184,7 +183,7 @@ func (d *decodeState) firstChunk(h int32) {
 	ptr := h&1 != 0 && size <= 64
 	cost := size
 	if ptr {
-		cost += int(unsafe.Sizeof(""))
+		cost += int(stringHeaderSize)
 	}
 	if size == 0 || d.charge(cost) != nil {
 		return
@@ -260,12 +259,12 @@ func (d *decodeState) str(n int) (string, error) {
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
 	if n <= maxInlineCopy {
-		copyShort(unsafe.Pointer(&buf[0]), 0, unsafe.Pointer(&d.src[d.off]), n) // no call, for a client id
+		copyShort(sliceData(buf), 0, sliceData(d.src[d.off:]), n) // no call, for a client id
 	} else {
 		copy(buf, d.src[d.off:])
 	}
 	d.off += n
-	return unsafe.String(&buf[0], n), nil
+	return sliceData(buf).stringOf(n), nil
 }
 
 // charge takes n bytes from the call's allocation budget, or refuses
@@ -311,14 +310,14 @@ func (d *decodeState) chargeBudget(n int) error {
 // loop spills nothing. Entering an array calls for the elements' storage
 // with the parent already pushed, so only the array's plan, length and
 // offset live across that call.
-func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 	if pl.hasDefaults {
 		pl, p = pl.withDefaults(p)
 	}
 	var st structStack // the parents of the struct at p
 	var err error
 	off := d.off
-	in := unsafe.SliceData(pl.prog) // the program ends with an end instruction
+	in := first(pl.prog) // the program ends with an end instruction
 	for {
 		src := d.src
 		switch in.code {
@@ -327,38 +326,38 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 			if len(src)-off < int(in.n) {
 				break
 			}
-			b := unsafe.Pointer(unsafe.SliceData(src[off:]))
-			rc := (*fixedRunCode)(in.ref)
+			b := sliceData(src[off:])
+			rc := as[fixedRunCode](in.ref)
 			run := rc.slots
 			j, end := 0, rc.n16
 			for ; j < end; j++ {
-				*(*UUID)(unsafe.Add(p, run[j].off)) = *(*UUID)(unsafe.Add(b, run[j].at))
+				*p.add(uintptr(run[j].off)).uuid() = *b.add(uintptr(run[j].at)).uuid()
 			}
 			for end += rc.n8; j < end; j++ {
-				*(*uint64)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint64((*[8]byte)(unsafe.Add(b, run[j].at))[:])
+				*p.add(uintptr(run[j].off)).uint64() = binary.BigEndian.Uint64(b.add(uintptr(run[j].at)).block8()[:])
 			}
 			for end += rc.n4; j < end; j++ {
-				*(*uint32)(unsafe.Add(p, run[j].off)) = get32(unsafe.Add(b, run[j].at))
+				*p.add(uintptr(run[j].off)).uint32() = get32(b.add(uintptr(run[j].at)))
 			}
 			for end += rc.n2; j < end; j++ {
-				*(*uint16)(unsafe.Add(p, run[j].off)) = binary.BigEndian.Uint16((*[2]byte)(unsafe.Add(b, run[j].at))[:])
+				*p.add(uintptr(run[j].off)).uint16() = get16(b.add(uintptr(run[j].at)))
 			}
 			for ; j < len(run); j++ {
-				v := *(*uint8)(unsafe.Add(b, run[j].at))
+				v := *b.add(uintptr(run[j].at)).uint8()
 				if run[j].boolean {
 					if v > 1 && d.exact {
 						goto slow
 					}
 					v = min(v, 1)
 				}
-				*(*uint8)(unsafe.Add(p, run[j].off)) = v
+				*p.add(uintptr(run[j].off)).uint8() = v
 			}
-			off, in = off+int(in.n), nextInstr(in)
+			off, in = off+int(in.n), advance(in)
 			continue
 		case cInt32:
 			if len(src)-off >= 4 {
-				*(*uint32)(in.field(p)) = binary.BigEndian.Uint32(src[off:])
-				off, in = off+4, nextInstr(in)
+				*p.add(in.off).uint32() = binary.BigEndian.Uint32(src[off:])
+				off, in = off+4, advance(in)
 				continue
 			}
 		case cStringCompact, cStringClassic:
@@ -369,17 +368,17 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = compactLength(src, off)
 			}
 			if n == 0 {
-				*(*string)(in.field(p)) = ""
-				off, in = next, nextInstr(in)
+				*p.add(in.off).string() = ""
+				off, in = next, advance(in)
 				continue
 			}
 			// Not null, in the input, short, room in the arena's chunk.
 			if n > 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) {
-				buf := unsafe.Pointer(unsafe.SliceData(d.strArena))
+				buf := sliceData(d.strArena)
 				d.strArena = d.strArena[n:]
-				copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
-				*(*string)(in.field(p)) = unsafe.String((*byte)(buf), n)
-				off, in = next+n, nextInstr(in)
+				copyShort(buf, 0, sliceData(src[next:]), n)
+				*p.add(in.off).string() = buf.stringOf(n)
+				off, in = next+n, advance(in)
 				continue
 			}
 		case cNullStringCompact, cNullStringClassic:
@@ -390,51 +389,51 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = compactLength(src, off)
 			}
 			if n == -1 && in.nullable {
-				*(**string)(in.field(p)) = nil
-				off, in = next, nextInstr(in)
+				*p.add(in.off).stringPtr() = nil
+				off, in = next, advance(in)
 				continue
 			}
 			if n >= 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) && len(d.strPtrs) != 0 {
 				sp := &d.strPtrs[0]
 				d.strPtrs = d.strPtrs[1:]
 				if n > 0 {
-					buf := unsafe.Pointer(unsafe.SliceData(d.strArena))
+					buf := sliceData(d.strArena)
 					d.strArena = d.strArena[n:]
-					copyShort(buf, 0, unsafe.Pointer(&src[next]), n)
-					*sp = unsafe.String((*byte)(buf), n)
+					copyShort(buf, 0, sliceData(src[next:]), n)
+					*sp = buf.stringOf(n)
 				}
-				*(**string)(in.field(p)) = sp
-				off, in = next+n, nextInstr(in)
+				*p.add(in.off).stringPtr() = sp
+				off, in = next+n, advance(in)
 				continue
 			}
 		case cInt16:
 			if len(src)-off >= 2 {
-				*(*uint16)(in.field(p)) = binary.BigEndian.Uint16(src[off:])
-				off, in = off+2, nextInstr(in)
+				*p.add(in.off).uint16() = binary.BigEndian.Uint16(src[off:])
+				off, in = off+2, advance(in)
 				continue
 			}
 		case cInt64:
 			if len(src)-off >= 8 {
-				*(*uint64)(in.field(p)) = binary.BigEndian.Uint64(src[off:])
-				off, in = off+8, nextInstr(in)
+				*p.add(in.off).uint64() = binary.BigEndian.Uint64(src[off:])
+				off, in = off+8, advance(in)
 				continue
 			}
 		case cInt8:
 			if off < len(src) {
-				*(*uint8)(in.field(p)) = src[off]
-				off, in = off+1, nextInstr(in)
+				*p.add(in.off).uint8() = src[off]
+				off, in = off+1, advance(in)
 				continue
 			}
 		case cBool:
 			if off < len(src) && (src[off] <= 1 || !d.exact) {
-				*(*bool)(in.field(p)) = src[off] != 0
-				off, in = off+1, nextInstr(in)
+				*p.add(in.off).bool() = src[off] != 0
+				off, in = off+1, advance(in)
 				continue
 			}
 		case cUUID:
 			if len(src)-off >= 16 {
-				*(*UUID)(in.field(p)) = UUID(src[off : off+16])
-				off, in = off+16, nextInstr(in)
+				*p.add(in.off).uuid() = UUID(src[off : off+16])
+				off, in = off+16, advance(in)
 				continue
 			}
 		case cArrayStructCompact, cArrayStructClassic:
@@ -448,13 +447,13 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = compactLength(src, off)
 			}
 			if n == 0 {
-				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
-				off, in = next, nextInstr(in)
+				*p.add(in.off).slice() = sliceHeader{data: pointerOf(&zeroSizedValue)}
+				off, in = next, advance(in)
 				continue
 			}
 			if n == -1 && in.nullable {
-				*(*sliceHeader)(in.field(p)) = sliceHeader{}
-				off, in = next, nextInstr(in)
+				*p.add(in.off).slice() = sliceHeader{}
+				off, in = next, advance(in)
 				continue
 			}
 			if sub := in.plan(); n > 0 && st.depth < stackDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
@@ -470,11 +469,11 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 					return st.within(within(err, f.pl.fieldOf(f.in).name))
 				}
 				f := &st.frames[st.depth-1]
-				*(*sliceHeader)(unsafe.Add(f.p, f.in.off)) = sliceHeader{data: data, len: n, cap: n}
+				*f.p.add(f.in.off).slice() = sliceHeader{data: data, len: n, cap: n}
 				if sub.hasDefaults {
 					sub.applyDefaults(data)
 				}
-				pl, p, in, off = sub, data, unsafe.SliceData(sub.prog), next
+				pl, p, in, off = sub, data, first(sub.prog), next
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic:
@@ -485,19 +484,19 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				n, next = compactLength(src, off)
 			}
 			if n == 0 {
-				*(*sliceHeader)(in.field(p)) = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
-				off, in = next, nextInstr(in)
+				*p.add(in.off).slice() = sliceHeader{data: pointerOf(&zeroSizedValue)}
+				off, in = next, advance(in)
 				continue
 			}
 			if n > 0 && n <= (len(src)-next)/4 && len(d.int32s) >= n {
 				vals := d.int32s[:n:n]
 				d.int32s = d.int32s[n:]
-				from := unsafe.Pointer(unsafe.SliceData(src[next:]))
+				from := sliceData(src[next:])
 				for j := range vals {
-					vals[j] = int32(get32(unsafe.Add(from, 4*j)))
+					vals[j] = int32(get32(from.at(4 * j)))
 				}
-				*(*[]int32)(in.field(p)) = vals
-				off, in = next+4*n, nextInstr(in)
+				*p.add(in.off).int32s() = vals
+				off, in = next+4*n, advance(in)
 				continue
 			}
 		case cBytesCompact, cBytesClassic:
@@ -519,14 +518,14 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 				}
 			}
 			if n >= 0 && n <= len(src)-next && in.records { // records may alias the input
-				*(*[]byte)(in.field(p)) = src[next : next+n : next+n]
-				off, in = next+n, nextInstr(in)
+				*p.add(in.off).bytes() = src[next : next+n : next+n]
+				off, in = next+n, advance(in)
 				continue
 			}
 		case cStruct:
 			if sub := in.plan(); !sub.hasDefaults && st.depth < stackDepth {
 				st.push(pl, p, in, 1)
-				pl, p, in = sub, in.field(p), unsafe.SliceData(sub.prog)
+				pl, p, in = sub, p.add(in.off), first(sub.prog)
 				continue
 			}
 		case cEndNone:
@@ -553,16 +552,16 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 		}
 		if f := &st.frames[st.depth-1]; f.left > 1 {
 			f.left--
-			p = unsafe.Add(p, f.in.n)
+			p = p.add(uintptr(f.in.n))
 			if pl.hasDefaults {
 				pl, p = pl.withDefaults(p)
 			}
-			in = unsafe.SliceData(pl.prog)
+			in = first(pl.prog)
 			continue
 		}
 		st.depth--
 		f := &st.frames[st.depth]
-		pl, p, in = f.pl, f.p, nextInstr(f.in)
+		pl, p, in = f.pl, f.p, advance(f.in)
 	}
 }
 
@@ -574,8 +573,8 @@ func (d *decodeState) decodeStruct(pl *plan, p unsafe.Pointer) error {
 // reads the field from its start through its field plan, so the values, the
 // errors with their path and offset, and the hostile-input checks are
 // the general path's own.
-func (d *decodeState) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int, st *structStack) (*plan, unsafe.Pointer, *instr, int, error) {
-	fp := unsafe.Add(p, in.off)
+func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *structStack) (*plan, pointer, *instr, int, error) {
+	fp := p.add(in.off)
 	switch in.code {
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
 		d.off = off
@@ -593,7 +592,7 @@ func (d *decodeState) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int
 		if sub.hasDefaults {
 			sub.applyDefaults(fp)
 		}
-		return sub, fp, unsafe.SliceData(sub.prog), off, nil
+		return sub, fp, first(sub.prog), off, nil
 	case cStringCompact, cStringClassic, cNullStringCompact, cNullStringClassic:
 		// Long, or the arena needs a new chunk (the first string of a
 		// message does when no first chunk was taken before it): the
@@ -608,14 +607,14 @@ func (d *decodeState) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int
 		d.off = next
 		var err error
 		if in.code == cStringCompact || in.code == cStringClassic {
-			*(*string)(fp), err = d.str(n)
+			*fp.string(), err = d.str(n)
 		} else {
-			*(**string)(fp), err = d.strPtr(n)
+			*fp.stringPtr(), err = d.strPtr(n)
 		}
 		if err != nil {
 			return pl, p, in, off, within(err, pl.fieldOf(in).name)
 		}
-		return pl, p, nextInstr(in), d.off, nil
+		return pl, p, advance(in), d.off, nil
 	case cArrayStringCompact, cArrayStringClassic:
 		n, next := compactLength(d.src, off)
 		if in.code == cArrayStringClassic {
@@ -626,33 +625,33 @@ func (d *decodeState) decodeInstr(pl *plan, p unsafe.Pointer, in *instr, off int
 			break // empty, null, too long
 		}
 		d.off = next
-		if err := d.chargeElems(n, unsafe.Sizeof("")); err != nil {
+		if err := d.chargeElems(n, stringHeaderSize); err != nil {
 			return pl, p, in, off, within(err, o.name)
 		}
-		vals := unsafe.Slice((*string)(unsafeNewArray(o.elemType, n)), n)
-		*(*[]string)(fp) = vals
+		vals := newArray(o.elemType, n).stringsOf(n)
+		*fp.strings() = vals
 		for j := range vals {
 			if err := d.arrayString(o.elem, &vals[j]); err != nil {
 				return pl, p, in, off, within(withinIndex(err, j), o.name)
 			}
 		}
-		return pl, p, nextInstr(in), d.off, nil
+		return pl, p, advance(in), d.off, nil
 	}
 	off, err := d.decodeField(pl, pl.instrIndex(in), p, off)
-	return pl, p, nextInstr(in), off, err
+	return pl, p, advance(in), off, err
 }
 
 // withDefaults stores pl's defaults that are not the Go zero value into
 // the struct at p, before decoding it. It hands pl and p back so that
 // decodeStruct's loop keeps nothing live across the call.
-func (pl *plan) withDefaults(p unsafe.Pointer) (*plan, unsafe.Pointer) {
+func (pl *plan) withDefaults(p pointer) (*plan, pointer) {
 	pl.applyDefaults(p)
 	return pl, p
 }
 
 // applyDefaults stores pl's defaults that are not the Go zero value into
 // the struct at p.
-func (pl *plan) applyDefaults(p unsafe.Pointer) {
+func (pl *plan) applyDefaults(p pointer) {
 	pl.defaultStores.apply(p)
 	pl.flatDefaults.applyOther(p)
 }
@@ -665,26 +664,26 @@ func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 		n, next = classicLength(d.src, d.off, 2)
 	}
 	if n <= 0 || n > len(d.src)-next || len(d.strArena) < n {
-		return d.decodeValue(e, unsafe.Pointer(s)) // empty, null, too long, a new chunk
+		return d.decodeValue(e, pointerOf(s)) // empty, null, too long, a new chunk
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
 	copy(buf, d.src[next:])
-	*s = unsafe.String(&buf[0], n)
+	*s = sliceData(buf).stringOf(n)
 	d.off = next + n
 	return nil
 }
 
 // decodeField reads hot field i of pl, which starts at off, through the
 // general path over its field plan, and returns the offset after it.
-func (d *decodeState) decodeField(pl *plan, i int, p unsafe.Pointer, off int) (int, error) {
+func (d *decodeState) decodeField(pl *plan, i int, p pointer, off int) (int, error) {
 	d.off = off
 	o := &pl.hot[i]
 	if o.kind == kFixedRun {
 		err := d.decodeFixedRun(o, p)
 		return d.off, err
 	}
-	if err := d.decodeValue(o, fieldPtr(p, o.offset)); err != nil {
+	if err := d.decodeValue(o, p.add(o.offset)); err != nil {
 		return d.off, within(err, o.name)
 	}
 	return d.off, nil
@@ -713,10 +712,7 @@ func classicLength(src []byte, off, width int) (n, next int) {
 	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
 }
 
-// get32 loads a big-endian uint32 from p.
-func get32(p unsafe.Pointer) uint32 { return binary.BigEndian.Uint32((*[4]byte)(p)[:]) }
-
-func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
+func (d *decodeState) decodeValue(o *fieldPlan, fp pointer) error {
 	if s := o.kind.fixedSize(); s > 0 {
 		if d.remaining() < s {
 			return d.truncated(s)
@@ -724,23 +720,23 @@ func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 		b := d.src[d.off:]
 		switch o.kind {
 		case kInt8:
-			*(*uint8)(fp) = b[0]
+			*fp.uint8() = b[0]
 		case kBool:
 			// Kafka's Java reader takes any byte but 0 as true.
 			if b[0] > 1 && d.exact {
 				return newFieldError(ErrValueOutOfRange, d.off, "bool byte %d", b[0])
 			}
-			*(*bool)(fp) = b[0] != 0
+			*fp.bool() = b[0] != 0
 		case kInt16, kUint16:
-			*(*uint16)(fp) = binary.BigEndian.Uint16(b)
+			*fp.uint16() = binary.BigEndian.Uint16(b)
 		case kInt32, kUint32:
-			*(*uint32)(fp) = binary.BigEndian.Uint32(b)
+			*fp.uint32() = binary.BigEndian.Uint32(b)
 		case kInt64:
-			*(*uint64)(fp) = binary.BigEndian.Uint64(b)
+			*fp.uint64() = binary.BigEndian.Uint64(b)
 		case kFloat64:
-			*(*float64)(fp) = math.Float64frombits(binary.BigEndian.Uint64(b))
+			*fp.float64() = math.Float64frombits(binary.BigEndian.Uint64(b))
 		case kUUID:
-			copy((*UUID)(fp)[:], b)
+			copy(fp.uuid()[:], b)
 		}
 		d.off += s
 		return nil
@@ -748,15 +744,15 @@ func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 	switch o.kind {
 	case kVarint:
 		u, err := d.readUvarint()
-		*(*int32)(fp) = int32(u>>1) ^ -int32(u&1)
+		*fp.int32() = int32(u>>1) ^ -int32(u&1)
 		return err
 	case kVarlong:
 		u, err := d.readUvarint64()
-		*(*int64)(fp) = int64(u>>1) ^ -int64(u&1)
+		*fp.int64() = int64(u>>1) ^ -int64(u&1)
 		return err
 	case kUvarint, kUvarint32:
 		u, err := d.readUvarint()
-		*(*uint32)(fp) = u
+		*fp.uint32() = u
 		return err
 	case kString, kNullString:
 		start := d.off
@@ -768,14 +764,14 @@ func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 			if o.kind == kString || !o.nullable {
 				return newFieldError(ErrNullNotAllowed, start, "")
 			}
-			*(**string)(fp) = nil
+			*fp.stringPtr() = nil
 			return nil
 		}
 		if o.kind == kString {
-			*(*string)(fp), err = d.str(n)
+			*fp.string(), err = d.str(n)
 			return err
 		}
-		*(**string)(fp), err = d.strPtr(n)
+		*fp.stringPtr(), err = d.strPtr(n)
 		return err
 	case kBytes:
 		start := d.off
@@ -787,7 +783,7 @@ func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 			if !o.nullable {
 				return newFieldError(ErrNullNotAllowed, start, "")
 			}
-			*(*[]byte)(fp) = nil
+			*fp.bytes() = nil
 			return nil
 		}
 		var bs []byte
@@ -801,23 +797,23 @@ func (d *decodeState) decodeValue(o *fieldPlan, fp unsafe.Pointer) error {
 			copy(bs, d.src[d.off:])
 		}
 		d.off += n
-		*(*[]byte)(fp) = bs
+		*fp.bytes() = bs
 		return nil
 	case kArray:
-		return d.decodeArray(o, (*sliceHeader)(fp))
+		return d.decodeArray(o, fp.slice())
 	case kStruct:
 		return d.decodeStruct(o.sub, fp)
 	case kStructPtr:
 		present, err := d.presence(o)
 		if err != nil || !present {
-			*(*unsafe.Pointer)(fp) = nil
+			*fp.ptr() = pointer{}
 			return err
 		}
 		if err := d.charge(int(o.sub.typ.Size())); err != nil {
 			return err
 		}
-		sp := unsafeNew(o.sub.rtype)
-		*(*unsafe.Pointer)(fp) = sp
+		sp := newValue(o.sub.rtype)
+		*fp.ptr() = sp
 		return d.decodeStruct(o.sub, sp)
 	}
 	return nil
@@ -868,7 +864,7 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 	}
 	if n == 0 {
 		// Empty, not null: a non-nil slice that points at no storage.
-		*h = sliceHeader{data: unsafe.Pointer(&zeroSizedValue)}
+		*h = sliceHeader{data: pointerOf(&zeroSizedValue)}
 		return nil
 	}
 	if e.kind == kInt32 {
@@ -887,14 +883,14 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 			vals[i] = int32(binary.BigEndian.Uint32(b[4*i:]))
 		}
 		d.off += 4 * n
-		*(*[]int32)(unsafe.Pointer(h)) = vals
+		*pointerOf(h).int32s() = vals
 		return nil
 	}
-	var data unsafe.Pointer
+	var data pointer
 	if e.kind == kStruct {
 		data, err = d.structElems(e.sub, o.elemSize, n)
 	} else if err = d.chargeElems(n, o.elemSize); err == nil {
-		data = unsafeNewArray(o.elemType, n)
+		data = newArray(o.elemType, n)
 	}
 	if err != nil {
 		return err
@@ -902,28 +898,28 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 	*h = sliceHeader{data: data, len: n, cap: n}
 	if e.kind == kStruct {
 		for i := 0; i < n; i++ {
-			if err := d.decodeStruct(e.sub, unsafe.Add(data, uintptr(i)*o.elemSize)); err != nil {
+			if err := d.decodeStruct(e.sub, data.add(uintptr(i)*o.elemSize)); err != nil {
 				return withinIndex(err, i)
 			}
 		}
 		return nil
 	}
 	for i := 0; i < n; i++ {
-		if err := d.decodeValue(e, unsafe.Add(data, uintptr(i)*o.elemSize)); err != nil {
+		if err := d.decodeValue(e, data.add(uintptr(i)*o.elemSize)); err != nil {
 			return withinIndex(err, i)
 		}
 	}
 	return nil
 }
 
-func (d *decodeState) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeTaggedFields(pl *plan, p pointer) error {
 	count, err := d.tagCount()
 	if err != nil {
 		return err
 	}
 	var unknown *UnknownTags
 	if pl.hasUnknown {
-		unknown = (*UnknownTags)(fieldPtr(p, pl.unknownOff))
+		unknown = p.add(pl.unknownOff).unknownTags()
 	}
 	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
@@ -933,7 +929,7 @@ func (d *decodeState) decodeTaggedFields(pl *plan, p unsafe.Pointer) error {
 		}
 		start := d.off
 		if o := pl.fieldWithTag(tag); o != nil {
-			fp := fieldPtr(p, o.offset)
+			fp := p.add(o.offset)
 			if err := d.taggedValue(o, end, func() error { return d.decodeValue(o, fp) }); err != nil {
 				return err
 			}
@@ -1018,7 +1014,7 @@ func (d *decodeState) taggedValue(o *fieldPlan, end int, read func() error) erro
 // at once (one field, the usual case, costs one 32-byte entry).
 func (d *decodeState) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uint32) error {
 	if unknown.fields == nil {
-		if err := d.charge(int(unsafe.Sizeof([]TaggedField(nil)))); err != nil {
+		if err := d.charge(int(sliceSize)); err != nil {
 			return err
 		}
 		unknown.fields = new([]TaggedField)
@@ -1026,7 +1022,7 @@ func (d *decodeState) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left
 	list := unknown.fields
 	if len(*list) == cap(*list) {
 		grown := len(*list) + int(left)
-		if err := d.chargeElems(grown, unsafe.Sizeof(TaggedField{})); err != nil {
+		if err := d.chargeElems(grown, taggedFieldSize); err != nil {
 			return err
 		}
 		*list = append(make([]TaggedField, 0, grown), *list...)
@@ -1058,7 +1054,7 @@ var zeroSizedValue [0]byte
 // case takes only for a run the input cuts short or, in an exact decode,
 // one holding a bool byte above 1: it reads the fields one by one, in
 // wire order, so the error names the field and its offset.
-func (d *decodeState) decodeFixedRun(o *fieldPlan, p unsafe.Pointer) error {
+func (d *decodeState) decodeFixedRun(o *fieldPlan, p pointer) error {
 	if d.remaining() < int(o.runSize) {
 		for _, f := range o.run {
 			if d.remaining() < f.at+f.kind.fixedSize() {
@@ -1068,7 +1064,7 @@ func (d *decodeState) decodeFixedRun(o *fieldPlan, p unsafe.Pointer) error {
 		}
 	}
 	for _, f := range o.run {
-		if err := d.decodeValue(&fieldPlan{kind: f.kind}, unsafe.Add(p, f.offset)); err != nil {
+		if err := d.decodeValue(&fieldPlan{kind: f.kind}, p.add(f.offset)); err != nil {
 			return within(err, f.name)
 		}
 	}
@@ -1085,7 +1081,7 @@ func (d *decodeState) decodeFixedRun(o *fieldPlan, p unsafe.Pointer) error {
 // slabs' unused room together stays under a quarter of the input, however
 // the message mixes types; and a slab is kept per type, so
 // mixing types never throws a slab away.
-func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (unsafe.Pointer, error) {
+func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (pointer, error) {
 	sl := d.slabOf(elem)
 	size := int(stride)
 	sl.used += n
@@ -1093,18 +1089,18 @@ func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (unsafe.Poi
 		// The first array of this type: exactly its room (the count
 		// below would be 0, as no earlier array asks for a spare).
 		if err := d.chargeElems(n, stride); err != nil {
-			return nil, err
+			return pointer{}, err
 		}
-		return unsafeNewArray(elem.rtype, n), nil
+		return newArray(elem.rtype, n), nil
 	}
 	if sl.left >= n {
 		p := sl.data
 		sl.left -= n
 		d.slack -= n * size
 		if sl.left == 0 {
-			sl.data = nil
+			sl.data = pointer{}
 		} else {
-			sl.data = unsafe.Add(p, uintptr(n)*stride)
+			sl.data = p.add(uintptr(n) * stride)
 		}
 		return p, nil
 	}
@@ -1115,15 +1111,15 @@ func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (unsafe.Poi
 	if n >= count/2 {
 		// A big array gets exactly its room; the slab keeps its spare.
 		if err := d.chargeElems(n, stride); err != nil {
-			return nil, err
+			return pointer{}, err
 		}
-		return unsafeNewArray(elem.rtype, n), nil
+		return newArray(elem.rtype, n), nil
 	}
 	if err := d.charge(count * size); err != nil {
-		return nil, err
+		return pointer{}, err
 	}
-	p := unsafeNewArray(elem.rtype, count)
-	sl.data, sl.left = unsafe.Add(p, uintptr(n)*stride), count-n
+	p := newArray(elem.rtype, count)
+	sl.data, sl.left = p.add(uintptr(n)*stride), count-n
 	d.slack += (count - n) * size
 	return p, nil
 }

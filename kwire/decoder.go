@@ -3,8 +3,6 @@ package kwire
 import (
 	"errors"
 	"fmt"
-	"reflect"
-	"unsafe"
 )
 
 // Decoder decodes with options. Its zero value is what Unmarshal,
@@ -40,7 +38,7 @@ func (dc Decoder) start(d *decodeState, src []byte) {
 }
 
 // decodeBody resets the message at p and decodes it with pl.
-func (d *decodeState) decodeBody(pl *plan, p unsafe.Pointer) error {
+func (d *decodeState) decodeBody(pl *plan, p pointer) error {
 	pl.reset(p)
 	if h := pl.strHint.Load(); h != 0 && d.strBytes == 0 {
 		d.firstChunk(h) // unless a request header's client id took one
@@ -157,7 +155,7 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 // API key and version a request header names; a version the struct does
 // not declare is the header's fault, an error at the version's offset.
 // The common call, a body whose plan is cached, need not come here.
-func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
+func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan, pointer, error) {
 	pl, p, err := messagePlan(body, version, opName, use)
 	if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
 		e.Op, e.Offset = "frame", 6
@@ -167,4 +165,4 @@ func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan,
 
 // resetAll zeroes the whole message after a failed decode, which may have
 // stopped before the fields its reset list leaves to decoding.
-func resetAll(pl *plan, p unsafe.Pointer) { reflect.NewAt(pl.typ, p).Elem().SetZero() }
+func resetAll(pl *plan, p pointer) { p.value(pl.typ).SetZero() }

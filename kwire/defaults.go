@@ -1,25 +1,23 @@
 package kwire
 
-import "unsafe"
-
 // isUnset reports whether a field may be left out of a version that lacks
 // it without losing information: it holds its schema default or its Go
 // zero value. Kafka's generated code accepts only the default; kwire also
 // accepts the zero value, which is how Go code says "not set".
-func isUnset(o *fieldPlan, fp unsafe.Pointer) bool {
+func isUnset(o *fieldPlan, fp pointer) bool {
 	return isDefault(o, fp) || isZero(o, fp)
 }
 
 // structIsDefault applies test to every field the struct declares.
-func structIsDefault(pl *plan, p unsafe.Pointer, test func(*fieldPlan, unsafe.Pointer) bool) bool {
+func structIsDefault(pl *plan, p pointer, test func(*fieldPlan, pointer) bool) bool {
 	for _, list := range [][]*fieldPlan{pl.fields, pl.tagged, pl.absent} {
 		for _, o := range list {
-			if !test(o, fieldPtr(p, o.offset)) {
+			if !test(o, p.add(o.offset)) {
 				return false
 			}
 		}
 	}
-	if pl.hasUnknown && (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Len() > 0 {
+	if pl.hasUnknown && p.add(pl.unknownOff).unknownTags().Len() > 0 {
 		return false
 	}
 	return true
@@ -27,7 +25,7 @@ func structIsDefault(pl *plan, p unsafe.Pointer, test func(*fieldPlan, unsafe.Po
 
 // setFieldDefault gives one field of the struct at p its schema default,
 // nested structs included.
-func setFieldDefault(o *fieldPlan, p unsafe.Pointer) {
+func setFieldDefault(o *fieldPlan, p pointer) {
 	var fd flatDefaults
 	flattenDefaults([]*fieldPlan{o}, 0, &fd)
 	fd.apply(p)
@@ -66,26 +64,26 @@ func flattenDefaults(list []*fieldPlan, base uintptr, out *flatDefaults) {
 	}
 }
 
-func (f *flatDefaults) apply(p unsafe.Pointer) {
+func (f *flatDefaults) apply(p pointer) {
 	for _, d := range f.fixed {
-		fp := unsafe.Add(p, d.off)
+		fp := p.add(d.off)
 		switch d.size {
 		case 1:
-			*(*uint8)(fp) = uint8(d.bits)
+			*fp.uint8() = uint8(d.bits)
 		case 2:
-			*(*uint16)(fp) = uint16(d.bits)
+			*fp.uint16() = uint16(d.bits)
 		case 4:
-			*(*uint32)(fp) = uint32(d.bits)
+			*fp.uint32() = uint32(d.bits)
 		case 8:
-			*(*uint64)(fp) = d.bits
+			*fp.uint64() = d.bits
 		}
 	}
 	f.applyOther(p)
 }
 
 // applyOther stores the defaults that are not flat stores of bits.
-func (f *flatDefaults) applyOther(p unsafe.Pointer) {
+func (f *flatDefaults) applyOther(p pointer) {
 	for _, d := range f.other {
-		wireTypes[d.o.kind].setDefault(d.o, unsafe.Add(p, d.off))
+		wireTypes[d.o.kind].setDefault(d.o, p.add(d.off))
 	}
 }

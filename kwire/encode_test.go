@@ -123,8 +123,8 @@ func TestTagWordsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pl.prog)), uintptr(len(pl.prog))*unsafe.Sizeof(instr{})); (*instr)(end).code != cEndChecks {
-		t.Fatalf("end code %d, want cEndChecks", (*instr)(end).code)
+	if end := sliceData(pl.prog).add(uintptr(len(pl.prog)) * unsafe.Sizeof(instr{})); (*instr)(end.p).code != cEndChecks {
+		t.Fatalf("end code %d, want cEndChecks", (*instr)(end.p).code)
 	}
 	words, _ := wordChecks(pl.tagChecks, pl.typ)
 	r := rand.New(rand.NewSource(1))
@@ -136,16 +136,16 @@ func TestTagWordsAgree(t *testing.T) {
 		}
 		for range 1 + r.Intn(2) {
 			o := pl.tagged[r.Intn(len(pl.tagged))]
-			pickValue(r, o, fieldPtr(unsafe.Pointer(&m), o.offset))
+			pickValue(r, o, pointerOf(&m).add(o.offset))
 		}
-		if wp, cp := wordsPass(words, unsafe.Pointer(&m)), checksPass(pl.tagChecks, unsafe.Pointer(&m)); wp != cp {
+		if wp, cp := wordsPass(words, pointerOf(&m)), checksPass(pl.tagChecks, pointerOf(&m)); wp != cp {
 			t.Fatalf("%+v: word checks %v, flat checks %v", m, wp, cp)
 		}
 		got, err := Marshal(&m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := encodeTaggedFields(nil, pl, unsafe.Pointer(&m))
+		want, err := encodeTaggedFields(nil, pl, pointerOf(&m))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%+v:\n got %x\nwant %x %v", m, got, want, err)
 		}
@@ -158,9 +158,9 @@ func TestTagWordsAgree(t *testing.T) {
 	}
 }
 
-func wordsPass(words []wordCheck, p unsafe.Pointer) bool {
+func wordsPass(words []wordCheck, p pointer) bool {
 	for _, w := range words {
-		if *(*uintptr)(unsafe.Add(p, w.off))&w.mask != w.bits {
+		if *p.add(w.off).word()&w.mask != w.bits {
 			return false
 		}
 	}

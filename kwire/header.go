@@ -3,7 +3,6 @@ package kwire
 import (
 	"encoding/binary"
 	"slices"
-	"unsafe"
 )
 
 // The request and response headers are read here and nowhere else:
@@ -70,14 +69,14 @@ func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 	if cap(b)-n < need {
 		b = slices.Grow(b, need)
 	}
-	base := unsafe.Pointer(unsafe.SliceData(b))
-	put16(unsafe.Add(base, n+4), uint16(h.APIKey))
-	put16(unsafe.Add(base, n+6), uint16(h.APIVersion))
-	put32(unsafe.Add(base, n+8), uint32(h.CorrelationID))
-	put16(unsafe.Add(base, n+12), uint16(len(*cid)))
-	copyShort(base, n+14, unsafe.Pointer(unsafe.StringData(*cid)), len(*cid))
+	base := sliceData(b)
+	put16(base.at(n+4), uint16(h.APIKey))
+	put16(base.at(n+6), uint16(h.APIVersion))
+	put32(base.at(n+8), uint32(h.CorrelationID))
+	put16(base.at(n+12), uint16(len(*cid)))
+	copyShort(base, n+14, stringData(*cid), len(*cid))
 	if h.Version >= 2 {
-		*(*byte)(unsafe.Add(base, n+14+len(*cid))) = 0 // no tags
+		*base.at(n + 14 + len(*cid)).uint8() = 0 // no tags
 		return b[:n+need]
 	}
 	return b[:n+need-1]
@@ -218,6 +217,6 @@ func (d *decodeState) readUnknownTags() (UnknownTags, error) {
 func (d *decodeState) readTagSection() (UnknownTags, error) {
 	var tags UnknownTags
 	pl := plan{flexible: true, hasUnknown: true}
-	err := d.decodeTaggedFields(&pl, ptrOf(&tags))
+	err := d.decodeTaggedFields(&pl, pointerOf(&tags))
 	return tags, err
 }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 )
 
 // Node is one piece of an encoded message as Layout shows it: where it
@@ -79,7 +78,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
 	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
-		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeOf((*string)(nil))}
+		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeFor[*string]()}
 		if err := t.value(hdr, &o, "client_id"); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}
@@ -238,12 +237,12 @@ func (t *tracer) value(parent *Node, o *fieldPlan, name string) error {
 	}
 	start := t.d.off
 	scratch := reflect.New(o.typ)
-	if err := t.d.decodeValue(o, scratch.UnsafePointer()); err != nil {
+	if err := t.d.decodeValue(o, valuePointer(scratch)); err != nil {
 		return err
 	}
 	var value string
 	if describe := wireTypes[o.kind].describe; describe != nil {
-		value = describe(o, scratch.UnsafePointer())
+		value = describe(o, valuePointer(scratch))
 	} else {
 		value = fmt.Sprint(scratch.Elem().Interface())
 	}
@@ -339,8 +338,8 @@ func describeString(o *fieldPlan, s string) string {
 	return strconv.Quote(s) + lenNote(o, len(s), false)
 }
 
-func describeBytes(o *fieldPlan, p unsafe.Pointer) string {
-	bs := *(*[]byte)(p)
+func describeBytes(o *fieldPlan, p pointer) string {
+	bs := *p.bytes()
 	if bs == nil {
 		return "null"
 	}

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // msgUse is what an entry point does with the message it is given, which
@@ -36,7 +35,7 @@ func notAMessage(opName, typ, detail string) error {
 // struct type behind msg and, unless use is typeOnly, the struct's
 // address (a struct passed by value is copied to the heap once; pass a
 // pointer to avoid it).
-func messageOf(msg any, opName string, use msgUse) (reflect.Type, unsafe.Pointer, error) {
+func messageOf(msg any, opName string, use msgUse) (reflect.Type, pointer, error) {
 	if use == typeOnly {
 		t, ok := msg.(reflect.Type)
 		if !ok {
@@ -46,27 +45,27 @@ func messageOf(msg any, opName string, use msgUse) (reflect.Type, unsafe.Pointer
 			t = t.Elem()
 		}
 		if t == nil || t.Kind() != reflect.Struct {
-			return nil, nil, notAMessage(opName, fmt.Sprint(t), need[use])
+			return nil, pointer{}, notAMessage(opName, fmt.Sprint(t), need[use])
 		}
-		return t, nil, nil
+		return t, pointer{}, nil
 	}
 	rv := reflect.ValueOf(msg)
 	switch {
 	case rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct:
-		return rv.Type().Elem(), rv.UnsafePointer(), nil
+		return rv.Type().Elem(), valuePointer(rv), nil
 	case rv.Kind() == reflect.Struct && use == readValue:
 		cp := reflect.New(rv.Type())
 		cp.Elem().Set(rv)
-		return rv.Type(), cp.UnsafePointer(), nil
+		return rv.Type(), valuePointer(cp), nil
 	}
-	return nil, nil, notAMessage(opName, fmt.Sprintf("%T", msg), need[use])
+	return nil, pointer{}, notAMessage(opName, fmt.Sprintf("%T", msg), need[use])
 }
 
 // messagePlan finds the plan of msg at version and the struct's address,
 // for an entry point (opName) that uses msg as use says. The common call,
 // a pointer whose plan sits in hotRoots, goes no further than
 // cachedRootPlan.
-func messagePlan(msg any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
+func messagePlan(msg any, version int16, opName string, use msgUse) (*plan, pointer, error) {
 	if pl, p := cachedRootPlan(msg, version); pl != nil {
 		return pl, p, nil
 	}
@@ -74,13 +73,13 @@ func messagePlan(msg any, version int16, opName string, use msgUse) (*plan, unsa
 }
 
 // messagePlanSlow is messagePlan behind a miss in hotRoots.
-func messagePlanSlow(msg any, version int16, opName string, use msgUse) (*plan, unsafe.Pointer, error) {
+func messagePlanSlow(msg any, version int16, opName string, use msgUse) (*plan, pointer, error) {
 	if pl, p := lookupRootPlan(msg, version); pl != nil {
 		return pl, p, nil
 	}
 	t, p, err := messageOf(msg, opName, use)
 	if err != nil {
-		return nil, nil, err
+		return nil, pointer{}, err
 	}
 	pl, err := rootPlan(t, version, opName)
 	if err == nil && reflect.TypeOf(msg).Kind() == reflect.Pointer {
@@ -102,7 +101,7 @@ var (
 // published: rememberRootPlan replaces it whole to add a plan, so readers
 // load the plans without atomics.
 type rootPlans struct {
-	typ   unsafe.Pointer // the runtime type of the pointer-to-message
+	typ   goType // the runtime type of the pointer-to-message
 	plans [64]*plan
 }
 
@@ -117,40 +116,38 @@ func init() {
 	}
 }
 
-type eface struct{ typ, data unsafe.Pointer }
-
-func hotSlot(typ unsafe.Pointer) *atomic.Pointer[rootPlans] {
-	return &hotRoots[(uintptr(typ)>>5)%uintptr(len(hotRoots))]
+func hotSlot(typ goType) *atomic.Pointer[rootPlans] {
+	return &hotRoots[(typ.id()>>5)%uintptr(len(hotRoots))]
 }
 
 // cachedRootPlan returns the plan of msg at version and msg's data
 // pointer when msg is a non-nil pointer whose plan sits in hotRoots, else
 // (nil, nil). It is small enough to be inlined into every entry point.
-func cachedRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
-	e := (*eface)(unsafe.Pointer(&msg))
+func cachedRootPlan(msg any, version int16) (*plan, pointer) {
+	e := interfaceOf(&msg)
 	r := hotSlot(e.typ).Load()
-	if r.typ == e.typ && e.data != nil && uint16(version) < uint16(len(r.plans)) {
+	if r.typ == e.typ && !e.data.isNil() && uint16(version) < uint16(len(r.plans)) {
 		return r.plans[version], e.data
 	}
-	return nil, nil
+	return nil, pointer{}
 }
 
 // lookupRootPlan is cachedRootPlan behind a miss in hotRoots: it finds
 // msg's plans in rootCache and puts them in hotRoots.
-func lookupRootPlan(msg any, version int16) (*plan, unsafe.Pointer) {
+func lookupRootPlan(msg any, version int16) (*plan, pointer) {
 	if pl, p := cachedRootPlan(msg, version); pl != nil {
 		return pl, p
 	}
 	if version < 0 || version >= 64 {
-		return nil, nil
+		return nil, pointer{}
 	}
-	e := (*eface)(unsafe.Pointer(&msg))
-	if e.data == nil {
-		return nil, nil
+	e := interfaceOf(&msg)
+	if e.data.isNil() {
+		return nil, pointer{}
 	}
 	v, ok := rootCache.Load(reflect.TypeOf(msg))
 	if !ok {
-		return nil, nil
+		return nil, pointer{}
 	}
 	r := v.(*rootPlans)
 	hotSlot(e.typ).Store(r)
@@ -165,7 +162,7 @@ func rememberRootPlan(t reflect.Type, version int16, pl *plan) {
 		return
 	}
 	var zero any = reflect.Zero(t).Interface()
-	typ := (*eface)(unsafe.Pointer(&zero)).typ
+	typ := interfaceOf(&zero).typ
 	for {
 		next := &rootPlans{typ: typ}
 		old, known := rootCache.Load(t)

@@ -40,11 +40,11 @@ func TestRootPlansKeepEveryVersion(t *testing.T) {
 	for v := range plans {
 		msg := &rootCacheMsg{}
 		lookupRootPlan(msg, int16(v)) // puts the type's latest rootPlans in hotRoots
-		if pl, p := cachedRootPlan(msg, int16(v)); pl != plans[v] || p != unsafe.Pointer(msg) {
+		if pl, p := cachedRootPlan(msg, int16(v)); pl != plans[v] || p.p != unsafe.Pointer(msg) {
 			t.Errorf("v%d: not on the fast path: %p", v, pl)
 		}
 	}
-	if pl, p := cachedRootPlan(nil, 0); pl != nil || p != nil {
+	if pl, p := cachedRootPlan(nil, 0); pl != nil || !p.isNil() {
 		t.Error("a nil interface found a plan")
 	}
 	if pl, _ := cachedRootPlan((*rootCacheMsg)(nil), 0); pl != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"reflect"
-	"unsafe"
 )
 
 // FillMinimal sets msg (a pointer to a message struct) to the smallest
@@ -17,7 +16,7 @@ func FillMinimal(msg any, version int16) error {
 	if err != nil {
 		return err
 	}
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	p.value(pl.typ).SetZero()
 	fillStruct(pl, p, 0)
 	return nil
 }
@@ -26,39 +25,39 @@ func FillMinimal(msg any, version int16) error {
 // arrays stay empty and nullable structs null.
 const maxFillDepth = 16
 
-func fillStruct(pl *plan, p unsafe.Pointer, depth int) {
+func fillStruct(pl *plan, p pointer, depth int) {
 	pl.flatDefaults.apply(p) // tagged and absent fields only: numbers on the wire stay zero
 	for _, o := range pl.fields {
-		fillValue(o, fieldPtr(p, o.offset), depth)
+		fillValue(o, p.add(o.offset), depth)
 	}
 }
 
-func fillValue(o *fieldPlan, fp unsafe.Pointer, depth int) {
+func fillValue(o *fieldPlan, fp pointer, depth int) {
 	if fill := wireTypes[o.kind].fillMinimal; fill != nil {
 		fill(o, fp, depth)
 	}
 }
 
 // fillMinimalArray gives an array one sample element.
-func fillMinimalArray(o *fieldPlan, fp unsafe.Pointer, depth int) {
+func fillMinimalArray(o *fieldPlan, fp pointer, depth int) {
 	n := 1
 	if depth >= maxFillDepth {
 		n = 0
 	}
 	s := reflect.MakeSlice(o.typ, n, n)
-	*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+	*fp.slice() = sliceHeader{data: valuePointer(s), len: n, cap: n}
 	if n == 1 {
-		fillValue(o.elem, s.UnsafePointer(), depth+1)
+		fillValue(o.elem, valuePointer(s), depth+1)
 	}
 }
 
 // fillMinimalStructPtr makes a nullable struct present.
-func fillMinimalStructPtr(o *fieldPlan, fp unsafe.Pointer, depth int) {
+func fillMinimalStructPtr(o *fieldPlan, fp pointer, depth int) {
 	if depth >= maxFillDepth && o.nullable {
 		return
 	}
-	sp := reflect.New(o.sub.typ).UnsafePointer()
-	*(*unsafe.Pointer)(fp) = sp
+	sp := valuePointer(reflect.New(o.sub.typ))
+	*fp.ptr() = sp
 	fillStruct(o.sub, sp, depth+1)
 }
 

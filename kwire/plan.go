@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // defaultValue is a field's schema default, parsed for its kind.
@@ -42,7 +41,7 @@ type fieldPlan struct {
 	run []runField // kFixedRun: the fields in wire order, for errors
 	// elemType is the runtime type of T for a kArray of T: decoding
 	// allocates the elements through it (alloc.go).
-	elemType unsafe.Pointer
+	elemType goType
 	name     string
 	typ      reflect.Type // the Go type of the field
 	def      defaultValue
@@ -59,8 +58,8 @@ type runField struct {
 // plan is how to encode and decode one struct type at one version.
 type plan struct {
 	typ      reflect.Type
-	rtype    unsafe.Pointer // typ's runtime type, for allocating one (alloc.go)
-	apiKey   int16          // from the struct's own tag, -1 if none
+	rtype    goType // typ's runtime type, for allocating one (alloc.go)
+	apiKey   int16  // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
 	// ops holds each field plan of the plan once (see storeOps): the declared
@@ -501,9 +500,6 @@ func (b *builder) resolveArray(o *fieldPlan, gt reflect.Type, t fieldTag, v int1
 	o.elemType = runtimeType(gt.Elem())
 	return nil
 }
-
-// fieldPtr is the address of a field at offset off inside the struct at p.
-func fieldPtr(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
 
 // computeMinWire sums the smallest wire size of each field; a type that
 // contains itself counts its inner occurrences as zero.

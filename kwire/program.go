@@ -4,7 +4,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"unsafe"
 )
 
 // A plan's hot fields are compiled once into instructions specialised by
@@ -57,18 +56,15 @@ const (
 // program sits in a few cache lines.
 type instr struct {
 	code       code
-	nullable   bool           // null is legal: strings, bytes, arrays
-	records    bool           // cBytes*: records, which decode aliases into the input
-	hasUnknown bool           // cEndChecks: an unknown-tags field at off
-	n          uint32         // cFixedRun: wire size; arrays of structs: element stride; cEndChecks: words
-	off        uintptr        // of the field in its struct
-	ref        unsafe.Pointer // *plan (structs, arrays of structs), *fixedRunCode (cFixedRun), words (cEndChecks)
+	nullable   bool    // null is legal: strings, bytes, arrays
+	records    bool    // cBytes*: records, which decode aliases into the input
+	hasUnknown bool    // cEndChecks: an unknown-tags field at off
+	n          uint32  // cFixedRun: wire size; arrays of structs: element stride; cEndChecks: words
+	off        uintptr // of the field in its struct
+	ref        pointer // *plan (structs, arrays of structs), *fixedRunCode (cFixedRun), words (cEndChecks)
 }
 
-func (in *instr) plan() *plan { return (*plan)(in.ref) }
-
-// field is where in's field sits in the struct at p.
-func (in *instr) field(p unsafe.Pointer) unsafe.Pointer { return unsafe.Add(p, in.off) }
+func (in *instr) plan() *plan { return as[plan](in.ref) }
 
 // fixedRunCode is a cFixedRun's fields, widest first, and how many there
 // are of each width (the rest are one byte), so that decode copies each
@@ -131,7 +127,7 @@ func compileProgram(pl *plan) {
 	if pl.tail == tailGeneral && pl.tagChecksFlat {
 		if words, ok := wordChecks(pl.tagChecks, pl.typ); ok && uint64(len(words)) <= math.MaxUint32 {
 			end.code, end.hasUnknown, end.n = cEndChecks, pl.hasUnknown, uint32(len(words))
-			end.ref = unsafe.Pointer(unsafe.SliceData(words))
+			end.ref = sliceData(words)
 		}
 	}
 	pl.absentChecksFlat = true
@@ -178,7 +174,7 @@ func compileStores(fixed []fixedDefault) defaultStores {
 				words[at] = w
 				wordOffs = append(wordOffs, at)
 			}
-			*(*uint32)(unsafe.Pointer(&w[f.off-at])) = uint32(f.bits)
+			*pointerOf(w).add(f.off - at).uint32() = uint32(f.bits)
 		case 2:
 			ds.w2 = append(ds.w2, defaultStore{f.off, f.bits})
 		case 1:
@@ -194,7 +190,7 @@ func compileStores(fixed []fixedDefault) defaultStores {
 			}
 		}
 		if halves == 2 {
-			ds.w8 = append(ds.w8, defaultStore{at, *(*uint64)(unsafe.Pointer(w))})
+			ds.w8 = append(ds.w8, defaultStore{at, *pointerOf(w).uint64()})
 			continue
 		}
 		for _, f := range fixed {
@@ -207,18 +203,18 @@ func compileStores(fixed []fixedDefault) defaultStores {
 }
 
 // apply stores the defaults into the struct at p.
-func (ds *defaultStores) apply(p unsafe.Pointer) {
+func (ds *defaultStores) apply(p pointer) {
 	for _, s := range ds.w8 {
-		*(*uint64)(unsafe.Add(p, s.off)) = s.bits
+		*p.add(s.off).uint64() = s.bits
 	}
 	for _, s := range ds.w4 {
-		*(*uint32)(unsafe.Add(p, s.off)) = uint32(s.bits)
+		*p.add(s.off).uint32() = uint32(s.bits)
 	}
 	for _, s := range ds.w2 {
-		*(*uint16)(unsafe.Add(p, s.off)) = uint16(s.bits)
+		*p.add(s.off).uint16() = uint16(s.bits)
 	}
 	for _, s := range ds.w1 {
-		*(*uint8)(unsafe.Add(p, s.off)) = uint8(s.bits)
+		*p.add(s.off).uint8() = uint8(s.bits)
 	}
 }
 
@@ -247,7 +243,7 @@ func compileField(o *fieldPlan) instr {
 				rc.n2++
 			}
 		}
-		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), unsafe.Pointer(rc)
+		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), pointerOf(rc)
 	case kInt8:
 		in.code = cInt8
 	case kBool:
@@ -271,14 +267,14 @@ func compileField(o *fieldPlan) instr {
 		switch o.elem.kind {
 		case kStruct:
 			in.code = pick(o.compact, cArrayStructCompact, cArrayStructClassic)
-			in.n, in.ref = uint32(o.elemSize), unsafe.Pointer(o.elem.sub)
+			in.n, in.ref = uint32(o.elemSize), pointerOf(o.elem.sub)
 		case kInt32, kUint32:
 			in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
 		case kString:
 			in.code = pick(o.compact, cArrayStringCompact, cArrayStringClassic)
 		}
 	case kStruct:
-		in.code, in.ref = cStruct, unsafe.Pointer(o.sub)
+		in.code, in.ref = cStruct, pointerOf(o.sub)
 	}
 	return in
 }
@@ -300,7 +296,7 @@ type defaultCheck struct {
 }
 
 // checksPass runs flat default checks on the struct at p.
-func checksPass(cs []defaultCheck, p unsafe.Pointer) bool {
+func checksPass(cs []defaultCheck, p pointer) bool {
 	for i := range cs {
 		if !cs[i].passes(p) {
 			return false
@@ -310,18 +306,18 @@ func checksPass(cs []defaultCheck, p unsafe.Pointer) bool {
 }
 
 // passes runs one flat default check on the struct at p.
-func (c *defaultCheck) passes(p unsafe.Pointer) bool {
-	fp := unsafe.Add(p, c.off)
+func (c *defaultCheck) passes(p pointer) bool {
+	fp := p.add(uintptr(c.off))
 	var v uint64
 	switch c.size {
 	case 1:
-		v = uint64(*(*uint8)(fp))
+		v = uint64(*fp.uint8())
 	case 2:
-		v = uint64(*(*uint16)(fp))
+		v = uint64(*fp.uint16())
 	case 4:
-		v = uint64(*(*uint32)(fp))
+		v = uint64(*fp.uint32())
 	default:
-		v = *(*uint64)(fp)
+		v = *fp.uint64()
 	}
 	return v == c.bits || c.orZero && v == 0
 }
@@ -358,8 +354,8 @@ func wordChecks(cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
 				words = append(words, wordCheck{off: at &^ (ptrSize - 1)})
 			}
 			var bits, mask uintptr
-			(*[ptrSize]byte)(unsafe.Pointer(&bits))[at%ptrSize] = held[i]
-			(*[ptrSize]byte)(unsafe.Pointer(&mask))[at%ptrSize] = 0xff
+			*pointerOf(&bits).add(at % ptrSize).uint8() = held[i]
+			*pointerOf(&mask).add(at % ptrSize).uint8() = 0xff
 			if words[k].mask&mask != 0 && words[k].bits&mask != bits {
 				return nil, false // two checks of one byte that disagree
 			}
@@ -373,18 +369,18 @@ func wordChecks(cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
 // held is the bytes, in memory order, of a field that passes the check.
 func (c *defaultCheck) held() [8]byte {
 	var w uint64
-	p := unsafe.Pointer(&w)
+	p := pointerOf(&w)
 	switch c.size {
 	case 1:
-		*(*uint8)(p) = uint8(c.bits)
+		*p.uint8() = uint8(c.bits)
 	case 2:
-		*(*uint16)(p) = uint16(c.bits)
+		*p.uint16() = uint16(c.bits)
 	case 4:
-		*(*uint32)(p) = uint32(c.bits)
+		*p.uint32() = uint32(c.bits)
 	default:
 		w = c.bits
 	}
-	return *(*[8]byte)(p)
+	return *p.block8()
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
@@ -449,7 +445,7 @@ func flatChecks(o *fieldPlan, base uintptr, orZero bool, out *[]defaultCheck) bo
 			}
 		}
 		if o.sub.hasUnknown { // none held: a nil pointer
-			add(off+o.sub.unknownOff, unsafe.Sizeof(UnknownTags{}), 0)
+			add(off+o.sub.unknownOff, ptrSize, 0)
 		}
 	default:
 		return false

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
-	"unsafe"
 )
 
 // checked has a field of every kind with and without a non-zero default,
@@ -48,8 +47,8 @@ type checkedSub struct {
 // pick sets the field at fp to one of a few values that matter to the
 // checks: zero, the default, a neighbour, the odd float and the empty
 // but present forms.
-func pickValue(r *rand.Rand, o *fieldPlan, fp unsafe.Pointer) {
-	v := reflect.NewAt(o.typ, fp).Elem()
+func pickValue(r *rand.Rand, o *fieldPlan, fp pointer) {
+	v := reflect.NewAt(o.typ, fp.p).Elem()
 	switch o.kind {
 	case kInt8, kInt16, kInt32, kInt64, kVarint, kVarlong:
 		v.SetInt([]int64{0, o.def.i, o.def.i + 1, -1}[r.Intn(4)])
@@ -60,31 +59,31 @@ func pickValue(r *rand.Rand, o *fieldPlan, fp unsafe.Pointer) {
 	case kBool:
 		v.SetBool(r.Intn(2) == 0)
 	case kUUID:
-		*(*UUID)(fp) = [][16]byte{{}, {1}, {15: 1}}[r.Intn(3)]
+		*fp.uuid() = [][16]byte{{}, {1}, {15: 1}}[r.Intn(3)]
 	case kString:
-		*(*string)(fp) = []string{"", "x", "y"}[r.Intn(3)]
+		*fp.string() = []string{"", "x", "y"}[r.Intn(3)]
 	case kNullString:
 		s := []string{"", "x"}[r.Intn(2)]
-		*(**string)(fp) = []*string{nil, &s}[r.Intn(2)]
+		*fp.stringPtr() = []*string{nil, &s}[r.Intn(2)]
 	case kBytes:
-		*(*[]byte)(fp) = [][]byte{nil, {}, {1}}[r.Intn(3)]
+		*fp.bytes() = [][]byte{nil, {}, {1}}[r.Intn(3)]
 	case kArray:
-		*(*[]int32)(fp) = [][]int32{nil, {}, {1}}[r.Intn(3)]
+		*fp.int32s() = [][]int32{nil, {}, {1}}[r.Intn(3)]
 	case kStruct:
 		for _, f := range o.sub.fields {
-			pickValue(r, f, fieldPtr(fp, f.offset))
+			pickValue(r, f, fp.add(f.offset))
 		}
 		if r.Intn(4) == 0 {
-			*(*UnknownTags)(fieldPtr(fp, o.sub.unknownOff)) = NewUnknownTags(TaggedField{Tag: 9})
+			*fp.add(o.sub.unknownOff).unknownTags() = NewUnknownTags(TaggedField{Tag: 9})
 		}
 	case kStructPtr:
 		switch r.Intn(3) {
 		case 0:
-			*(**checkedSub)(fp) = nil
+			*(**checkedSub)(fp.p) = nil
 		case 1:
-			*(**checkedSub)(fp) = &checkedSub{X: -1}
+			*(**checkedSub)(fp.p) = &checkedSub{X: -1}
 		default:
-			*(**checkedSub)(fp) = &checkedSub{}
+			*(**checkedSub)(fp.p) = &checkedSub{}
 		}
 	}
 }
@@ -111,7 +110,7 @@ func TestFlatChecksAgree(t *testing.T) {
 	for _, c := range []struct {
 		pl      *plan
 		list    []*fieldPlan
-		general func(*fieldPlan, unsafe.Pointer) bool
+		general func(*fieldPlan, pointer) bool
 		orZero  bool
 	}{{tagged, tagged.tagged, isDefault, false}, {absent, absent.absent, isUnset, true}} {
 		for _, o := range c.list {
@@ -119,9 +118,9 @@ func TestFlatChecksAgree(t *testing.T) {
 			flat := flatChecks(o, 0, c.orZero, &checks)
 			for n := 0; n < 200; n++ {
 				var m checked
-				p := unsafe.Pointer(&m)
-				pickValue(r, o, fieldPtr(p, o.offset))
-				want := c.general(o, fieldPtr(p, o.offset))
+				p := pointerOf(&m)
+				pickValue(r, o, p.add(o.offset))
+				want := c.general(o, p.add(o.offset))
 				if !flat {
 					continue
 				}
@@ -129,7 +128,7 @@ func TestFlatChecksAgree(t *testing.T) {
 				if got && !want {
 					t.Fatalf("%s (orZero %v): flat check passes a value the general test refuses: %+v", o.name, c.orZero, m)
 				}
-				if want && !got && !stricter(o, fieldPtr(p, o.offset)) {
+				if want && !got && !stricter(o, p.add(o.offset)) {
 					t.Fatalf("%s (orZero %v): flat check refuses a default: %+v", o.name, c.orZero, m)
 				}
 				if got {
@@ -154,17 +153,17 @@ func TestFlatChecksAgree(t *testing.T) {
 // stricter names the values the flat checks send to the general path on
 // purpose: -0 and NaN floats, present structs behind pointers and, for
 // absent fields, strings equal to a default other than the zero value.
-func stricter(o *fieldPlan, fp unsafe.Pointer) bool {
+func stricter(o *fieldPlan, fp pointer) bool {
 	switch o.kind {
 	case kFloat64:
-		f := *(*float64)(fp)
+		f := *fp.float64()
 		return math.IsNaN(f) || (f == 0 && math.Signbit(f))
 	case kStructPtr:
-		return *(**checkedSub)(fp) != nil
+		return *(**checkedSub)(fp.p) != nil
 	case kString: // only with orZero
-		return *(*string)(fp) != ""
+		return *fp.string() != ""
 	case kNullString: // only with orZero
-		return *(**string)(fp) != nil
+		return *fp.stringPtr() != nil
 	}
 	return false
 }
@@ -301,8 +300,8 @@ func TestDefaultStoresAgree(t *testing.T) {
 				continue
 			}
 			want, got := reflect.New(typ), reflect.New(typ)
-			pl.flatDefaults.apply(want.UnsafePointer())
-			pl.applyDefaults(got.UnsafePointer())
+			pl.flatDefaults.apply(valuePointer(want))
+			pl.applyDefaults(valuePointer(got))
 			if !reflect.DeepEqual(want.Interface(), got.Interface()) {
 				t.Errorf("%v v%d: stores give %+v, flatDefaults %+v", typ, v, got.Elem(), want.Elem())
 			}
@@ -345,11 +344,11 @@ func TestRecordsLengthAgrees(t *testing.T) {
 		for _, exact := range []bool{false, true} {
 			var fast, general recordsOnly
 			df := decodeState{src: b, exact: exact}
-			fastErr := df.decodeStruct(pl, unsafe.Pointer(&fast))
+			fastErr := df.decodeStruct(pl, pointerOf(&fast))
 			dg := decodeState{src: b, exact: exact}
-			off, generalErr := dg.decodeField(pl, 0, unsafe.Pointer(&general), 0)
+			off, generalErr := dg.decodeField(pl, 0, pointerOf(&general), 0)
 			if generalErr == nil {
-				generalErr = dg.decodeTaggedFields(pl, unsafe.Pointer(&general))
+				generalErr = dg.decodeTaggedFields(pl, pointerOf(&general))
 				off = dg.off
 			}
 			if fmt.Sprint(fastErr) != fmt.Sprint(generalErr) || (fastErr == nil && (df.off != off || len(fast.R) != len(general.R) || (fast.R == nil) != (general.R == nil))) {

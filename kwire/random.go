@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
-	"unsafe"
 )
 
 // RandomOptions bounds FillRandom.
@@ -30,7 +29,7 @@ func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error 
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
 	}
-	reflect.NewAt(pl.typ, p).Elem().SetZero()
+	p.value(pl.typ).SetZero()
 	f := randomFiller{r: r, opts: opts}
 	f.fillStruct(pl, p, 0)
 	return nil
@@ -43,10 +42,10 @@ type randomFiller struct {
 
 func (f *randomFiller) chance(n int) bool { return f.r.Intn(n) == 0 }
 
-func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
+func (f *randomFiller) fillStruct(pl *plan, p pointer, depth int) {
 	pl.flatDefaults.apply(p)
 	for _, o := range pl.fields {
-		f.fillValue(o, fieldPtr(p, o.offset), depth)
+		f.fillValue(o, p.add(o.offset), depth)
 	}
 	if !pl.flexible {
 		return
@@ -55,12 +54,12 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 		if !f.chance(2) {
 			continue
 		}
-		fp := fieldPtr(p, o.offset)
+		fp := p.add(o.offset)
 		f.fillValue(o, fp, depth)
 		if isDefault(o, fp) {
 			// Not written, so decoded as the default itself: store that
 			// (an empty slice would come back nil).
-			reflect.NewAt(o.typ, fp).Elem().SetZero()
+			fp.value(o.typ).SetZero()
 			if o.nonZeroDefault {
 				setFieldDefault(o, p)
 			}
@@ -81,16 +80,16 @@ func (f *randomFiller) fillStruct(pl *plan, p unsafe.Pointer, depth int) {
 			tags = append(tags, TaggedField{Tag: next, Data: f.bytes(f.r.Intn(f.opts.MaxLen + 1))})
 			next++
 		}
-		(*UnknownTags)(fieldPtr(p, pl.unknownOff)).Set(tags...)
+		p.add(pl.unknownOff).unknownTags().Set(tags...)
 	}
 }
 
-func (f *randomFiller) fillValue(o *fieldPlan, fp unsafe.Pointer, depth int) {
+func (f *randomFiller) fillValue(o *fieldPlan, fp pointer, depth int) {
 	maybeNull := o.nullable && f.chance(4)
 	wireTypes[o.kind].fillRandom(f, o, fp, depth, maybeNull)
 }
 
-func (f *randomFiller) fillArray(o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool) {
+func (f *randomFiller) fillArray(o *fieldPlan, fp pointer, depth int, maybeNull bool) {
 	if maybeNull {
 		return
 	}
@@ -99,18 +98,18 @@ func (f *randomFiller) fillArray(o *fieldPlan, fp unsafe.Pointer, depth int, may
 		n = 0
 	}
 	s := reflect.MakeSlice(o.typ, n, n)
-	*(*sliceHeader)(fp) = sliceHeader{data: s.UnsafePointer(), len: n, cap: n}
+	*fp.slice() = sliceHeader{data: valuePointer(s), len: n, cap: n}
 	for i := 0; i < n; i++ {
-		f.fillValue(o.elem, unsafe.Add(s.UnsafePointer(), uintptr(i)*o.elemSize), depth+1)
+		f.fillValue(o.elem, valuePointer(s).add(uintptr(i)*o.elemSize), depth+1)
 	}
 }
 
-func (f *randomFiller) fillStructPtr(o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool) {
+func (f *randomFiller) fillStructPtr(o *fieldPlan, fp pointer, depth int, maybeNull bool) {
 	if maybeNull || (o.nullable && depth >= f.opts.MaxDepth) {
 		return
 	}
-	sp := reflect.New(o.sub.typ).UnsafePointer()
-	*(*unsafe.Pointer)(fp) = sp
+	sp := valuePointer(reflect.New(o.sub.typ))
+	*fp.ptr() = sp
 	f.fillStruct(o.sub, sp, depth+1)
 }
 

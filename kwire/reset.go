@@ -2,7 +2,6 @@ package kwire
 
 import (
 	"reflect"
-	"unsafe"
 )
 
 // Decoding resets the message first, but most of it is then written by
@@ -56,10 +55,10 @@ func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
 		return scalarClears(off+stringLenOff, intSize, out)
 	case reflect.Slice:
 		ptr(off)
-		return scalarClears(off+sliceLenOff, unsafe.Sizeof(sliceHeader{})-sliceLenOff, out)
+		return scalarClears(off+sliceLenOff, sliceSize-sliceLenOff, out)
 	case reflect.Interface:
-		ptr(off + unsafe.Offsetof(eface{}.typ))
-		ptr(off + unsafe.Offsetof(eface{}.data))
+		ptr(off + ifaceTypeOff)
+		ptr(off + ifaceDataOff)
 		return out
 	case reflect.Struct:
 		if hasPointers(t) {
@@ -114,22 +113,22 @@ func hasPointers(t reflect.Type) bool {
 }
 
 // reset clears what decoding the struct at p with pl would not write.
-func (pl *plan) reset(p unsafe.Pointer) {
+func (pl *plan) reset(p pointer) {
 	for _, c := range pl.clears {
-		fp := unsafe.Add(p, c.off)
+		fp := p.add(c.off)
 		switch {
 		case c.ptr:
-			*(*unsafe.Pointer)(fp) = nil
+			*fp.ptr() = pointer{}
 		case c.size == 8:
-			*(*uint64)(fp) = 0
+			*fp.uint64() = 0
 		case c.size == 4:
-			*(*uint32)(fp) = 0
+			*fp.uint32() = 0
 		case c.size == 2:
-			*(*uint16)(fp) = 0
+			*fp.uint16() = 0
 		case c.size == 1:
-			*(*uint8)(fp) = 0
+			*fp.uint8() = 0
 		default:
-			clear(unsafe.Slice((*byte)(fp), c.size))
+			fp.clear(c.size)
 		}
 	}
 }

@@ -1,13 +1,11 @@
 package kwire
 
-import "unsafe"
-
 // sizeStruct is the number of bytes encodeStruct would append, from the
 // same compiled program, or the error encodeStruct would return. The
 // cases below count the common forms; the rest (varints, values too long
 // or null where the version refuses them, and their errors) go to the
 // wire-type table's size, as encodeStruct sends them to its appendTo.
-func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
+func sizeStruct(pl *plan, p pointer) (int, error) {
 	if !pl.skipAbsent {
 		if _, err := checkAbsent(nil, pl, p); err != nil {
 			return 0, err
@@ -17,7 +15,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	prog := pl.prog
 	for i := range prog {
 		in := &prog[i]
-		fp := unsafe.Add(p, in.off)
+		fp := p.add(in.off)
 		switch in.code {
 		case cFixedRun:
 			n += int(in.n)
@@ -38,16 +36,16 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 			n += 16
 			continue
 		case cStringCompact:
-			l := len(*(*string)(fp))
+			l := len(*fp.string())
 			n += uvarintSize(uint32(l+1)) + l
 			continue
 		case cStringClassic:
-			if l := len(*(*string)(fp)); l <= maxInt16String {
+			if l := len(*fp.string()); l <= maxInt16String {
 				n += 2 + l
 				continue
 			}
 		case cNullStringCompact:
-			sp := *(**string)(fp)
+			sp := *fp.stringPtr()
 			if sp != nil {
 				n += uvarintSize(uint32(len(*sp)+1)) + len(*sp)
 				continue
@@ -57,7 +55,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 				continue
 			}
 		case cNullStringClassic:
-			sp := *(**string)(fp)
+			sp := *fp.stringPtr()
 			if sp != nil && len(*sp) <= maxInt16String {
 				n += 2 + len(*sp)
 				continue
@@ -67,9 +65,9 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 				continue
 			}
 		case cArrayInt32Compact, cArrayInt32Classic, cBytesCompact, cBytesClassic:
-			h := (*sliceHeader)(fp)
+			h := fp.slice()
 			compact := in.code == cArrayInt32Compact || in.code == cBytesCompact
-			if h.data == nil && in.nullable {
+			if h.data.isNil() && in.nullable {
 				n += lengthSize(-1, compact, true)
 				continue
 			}
@@ -80,15 +78,15 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 			n += lengthSize(h.len, compact, true) + unit*h.len
 			continue
 		case cArrayStructCompact, cArrayStructClassic:
-			h := (*sliceHeader)(fp)
-			if h.data == nil && in.nullable {
+			h := fp.slice()
+			if h.data.isNil() && in.nullable {
 				n += lengthSize(-1, in.code == cArrayStructCompact, true)
 				continue
 			}
 			n += lengthSize(h.len, in.code == cArrayStructCompact, true)
 			sub := in.plan()
 			for j := 0; j < h.len; j++ {
-				s, err := sizeStruct(sub, unsafe.Add(h.data, uintptr(j)*uintptr(in.n)))
+				s, err := sizeStruct(sub, h.data.add(uintptr(j)*uintptr(in.n)))
 				if err != nil {
 					return 0, within(withinIndex(err, j), pl.hot[i].name)
 				}
@@ -112,12 +110,12 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 	switch {
 	case pl.tail == tailNone:
 		return n, nil
-	case pl.tail == tailEmpty || (pl.tail == tailUnknown && (*UnknownTags)(unsafe.Add(p, pl.unknownOff)).fields == nil) || nothingTagged(pl, p):
+	case pl.tail == tailEmpty || (pl.tail == tailUnknown && p.add(pl.unknownOff).unknownTags().fields == nil) || nothingTagged(pl, p):
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
 	for _, o := range pl.tagged {
-		fp := fieldPtr(p, o.offset)
+		fp := p.add(o.offset)
 		if isDefault(o, fp) {
 			continue
 		}
@@ -136,7 +134,7 @@ func sizeStruct(pl *plan, p unsafe.Pointer) (int, error) {
 		// refused in a known tagged field fails first here; there, in tag
 		// order.)
 		last := int64(-1)
-		for _, u := range (*UnknownTags)(fieldPtr(p, pl.unknownOff)).Fields() {
+		for _, u := range p.add(pl.unknownOff).unknownTags().Fields() {
 			if pl.shadowed(p, u.Tag) {
 				continue
 			}

@@ -24,7 +24,7 @@ func Walk(msg any, version int16, fn func(path *Path, f *Field, v reflect.Value)
 	if err != nil {
 		return err
 	}
-	s, rv := schemaOfPlan(pl), reflect.NewAt(pl.typ, p).Elem()
+	s, rv := schemaOfPlan(pl), p.value(pl.typ)
 	w := walker{fn: fn}
 	return w.walkStruct(s, rv)
 }

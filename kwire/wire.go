@@ -3,7 +3,6 @@ package kwire
 import (
 	"encoding/binary"
 	"math/bits"
-	"unsafe"
 )
 
 // appendUvarint writes v as an unsigned LEB128 varint.
@@ -70,6 +69,3 @@ func lengthSize(n int, compact, wide bool) int {
 		return 2
 	}
 }
-
-// ptrOf is the address of a local, for running ops on standalone values.
-func ptrOf[T any](v *T) unsafe.Pointer { return unsafe.Pointer(v) }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"unsafe"
 )
 
 // kind is a field's wire type, decided once from its Go type and tag.
@@ -79,13 +78,13 @@ type wireType struct {
 	// pointer whose nil is null and array elements are never null.
 	canBeNull, lengthPrefixed, notAnElement bool
 	// size and appendTo are the value's wire size and its bytes.
-	size     func(o *fieldPlan, fp unsafe.Pointer) (int, error)
-	appendTo func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error)
+	size     func(o *fieldPlan, fp pointer) (int, error)
+	appendTo func(b []byte, o *fieldPlan, fp pointer) ([]byte, error)
 	// isDefault: the value equals the field's schema default (tagged
 	// fields are written only when it does not); isZero: it is Go's zero
 	// value (how Go code says "not set").
-	isDefault func(o *fieldPlan, fp unsafe.Pointer) bool
-	isZero    func(o *fieldPlan, fp unsafe.Pointer) bool
+	isDefault func(o *fieldPlan, fp pointer) bool
+	isZero    func(o *fieldPlan, fp pointer) bool
 	// minWire is the fewest bytes one value takes on the wire; a nested
 	// plan's own minimum comes from subMin.
 	minWire func(o *fieldPlan, subMin func(*plan) int) int
@@ -101,16 +100,16 @@ type wireType struct {
 	// decoded; setDefault stores one that is not a flat store of bits.
 	// nil: the type has no non-zero default.
 	flattenDefault func(o *fieldPlan, base uintptr, out *flatDefaults)
-	setDefault     func(o *fieldPlan, fp unsafe.Pointer)
+	setDefault     func(o *fieldPlan, fp pointer)
 	// fillMinimal stores the value FillMinimal gives (nil: Go's zero
 	// value); fillRandom stores one FillRandom draws, null when maybeNull.
-	fillMinimal func(o *fieldPlan, fp unsafe.Pointer, depth int)
-	fillRandom  func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, depth int, maybeNull bool)
+	fillMinimal func(o *fieldPlan, fp pointer, depth int)
+	fillRandom  func(f *randomFiller, o *fieldPlan, fp pointer, depth int, maybeNull bool)
 	// trace records a container's node and its children in a layout;
 	// nil: a leaf, decoded by decodeValue and shown by describe (nil:
 	// fmt.Sprint of the Go value).
 	trace    func(t *tracer, parent *Node, o *fieldPlan, name string) error
-	describe func(o *fieldPlan, p unsafe.Pointer) string
+	describe func(o *fieldPlan, p pointer) string
 }
 
 // wireTypes is indexed by kind. It is filled in init because its
@@ -118,23 +117,23 @@ type wireType struct {
 var wireTypes [kFixedRun + 1]wireType
 
 func init() {
-	fixed := func(n int) func(*fieldPlan, unsafe.Pointer) (int, error) {
-		return func(*fieldPlan, unsafe.Pointer) (int, error) { return n, nil }
+	fixed := func(n int) func(*fieldPlan, pointer) (int, error) {
+		return func(*fieldPlan, pointer) (int, error) { return n, nil }
 	}
-	zero8 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint8)(fp) == 0 }
-	zero16 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint16)(fp) == 0 }
-	zero32 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint32)(fp) == 0 }
-	zero64 := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*uint64)(fp) == 0 }
-	zeroPtr := func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*unsafe.Pointer)(fp) == nil }
-	zeroLen := func(_ *fieldPlan, fp unsafe.Pointer) bool { return (*sliceHeader)(fp).len == 0 }
-	i32Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int32)(fp)) == o.def.i }
-	u32Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*uint32)(fp)) == o.def.i }
-	i64Default := func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*int64)(fp) == o.def.i }
-	append32 := func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-		return appendInt32(b, *(*int32)(fp)), nil
+	zero8 := func(_ *fieldPlan, fp pointer) bool { return *fp.uint8() == 0 }
+	zero16 := func(_ *fieldPlan, fp pointer) bool { return *fp.uint16() == 0 }
+	zero32 := func(_ *fieldPlan, fp pointer) bool { return *fp.uint32() == 0 }
+	zero64 := func(_ *fieldPlan, fp pointer) bool { return *fp.uint64() == 0 }
+	zeroPtr := func(_ *fieldPlan, fp pointer) bool { return (*fp.ptr()).isNil() }
+	zeroLen := func(_ *fieldPlan, fp pointer) bool { return fp.slice().len == 0 }
+	i32Default := func(o *fieldPlan, fp pointer) bool { return int64(*fp.int32()) == o.def.i }
+	u32Default := func(o *fieldPlan, fp pointer) bool { return int64(*fp.uint32()) == o.def.i }
+	i64Default := func(o *fieldPlan, fp pointer) bool { return *fp.int64() == o.def.i }
+	append32 := func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+		return appendInt32(b, *fp.int32()), nil
 	}
-	append64 := func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-		return appendInt64(b, *(*int64)(fp)), nil
+	append64 := func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+		return appendInt64(b, *fp.int64()), nil
 	}
 	intNonZero := func(o *fieldPlan) bool { return o.def.i != 0 }
 	flatInt := flatStore(func(d *defaultValue) uint64 { return uint64(d.i) })
@@ -157,16 +156,16 @@ func init() {
 		return func(gt reflect.Type) bool { return gt.Kind() == reflect.Pointer && gt.Elem().Kind() == k }
 	}
 	varint := []string{"varint"}
-	rand8 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
-		*(*int8)(fp) = int8(f.integer(8))
+	rand8 := func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) {
+		*fp.int8() = int8(f.integer(8))
 	}
-	rand16 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
-		*(*int16)(fp) = int16(f.integer(16))
+	rand16 := func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) {
+		*fp.int16() = int16(f.integer(16))
 	}
-	rand32 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
-		*(*int32)(fp) = int32(f.integer(32))
+	rand32 := func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) {
+		*fp.int32() = int32(f.integer(32))
 	}
-	rand64 := func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*int64)(fp) = f.integer(64) }
+	rand64 := func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.int64() = f.integer(64) }
 	onlyNull := func(name, raw string) (defaultValue, error) {
 		if raw != "null" {
 			return defaultValue{}, fmt.Errorf("%q on a %s field: only null can be its default", raw, name)
@@ -175,9 +174,9 @@ func init() {
 	}
 	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
 		parseDefault: unsignedDefault(math.MaxUint32),
-		size:         func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return uvarintSize(*(*uint32)(fp)), nil },
-		appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-			return appendUvarint(b, *(*uint32)(fp)), nil
+		size:         func(_ *fieldPlan, fp pointer) (int, error) { return uvarintSize(*fp.uint32()), nil },
+		appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+			return appendUvarint(b, *fp.uint32()), nil
 		},
 		isZero: zero32,
 	}
@@ -185,29 +184,29 @@ func init() {
 	wireTypes = [...]wireType{
 		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo:  func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) { return append(b, *(*uint8)(fp)), nil },
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int8)(fp)) == o.def.i }},
+			appendTo:  func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) { return append(b, *fp.uint8()), nil },
+			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.int8()) == o.def.i }},
 		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return appendInt16(b, *(*int16)(fp)), nil
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				return appendInt16(b, *fp.int16()), nil
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*int16)(fp)) == o.def.i }},
+			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.int16()) == o.def.i }},
 		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return appendInt16(b, *(*int16)(fp)), nil
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				return appendInt16(b, *fp.int16()), nil
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return int64(*(*uint16)(fp)) == o.def.i }},
+			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.uint16()) == o.def.i }},
 		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
 		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64,
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
-				f := *(*float64)(fp)
+			isDefault: func(o *fieldPlan, fp pointer) bool {
+				f := *fp.float64()
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
 			},
 			parseDefault: func(name, raw string) (defaultValue, error) {
@@ -219,17 +218,17 @@ func init() {
 			},
 			nonZeroDefault: func(o *fieldPlan) bool { return o.def.f != 0 },
 			flattenDefault: flatStore(func(d *defaultValue) uint64 { return math.Float64bits(d.f) }),
-			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) {
-				*(*float64)(fp) = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) {
+				*fp.float64() = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
 			}},
 		kBool: {name: "bool", goType: is(reflect.Bool), fixed: 1, isZero: zero8,
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				if *(*bool)(fp) {
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				if *fp.bool() {
 					return append(b, 1), nil
 				}
 				return append(b, 0), nil
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*bool)(fp) == o.def.b },
+			isDefault: func(o *fieldPlan, fp pointer) bool { return *fp.bool() == o.def.b },
 			parseDefault: func(name, raw string) (defaultValue, error) {
 				b, err := strconv.ParseBool(raw)
 				if err != nil {
@@ -244,18 +243,18 @@ func init() {
 				}
 				return 0
 			}),
-			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*bool)(fp) = f.chance(2) }},
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.bool() = f.chance(2) }},
 		kVarint: {name: "varint", goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return varintSize(*(*int32)(fp)), nil },
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return appendVarint(b, *(*int32)(fp)), nil
+			size: func(_ *fieldPlan, fp pointer) (int, error) { return varintSize(*fp.int32()), nil },
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				return appendVarint(b, *fp.int32()), nil
 			}},
 		kVarlong: {name: "varlong", goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *fieldPlan, fp unsafe.Pointer) (int, error) { return varlongSize(*(*int64)(fp)), nil },
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return appendVarlong(b, *(*int64)(fp)), nil
+			size: func(_ *fieldPlan, fp pointer) (int, error) { return varlongSize(*fp.int64()), nil },
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				return appendVarlong(b, *fp.int64()), nil
 			}},
 		kUvarint:   with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Uint32), u32Default }),
 		kUvarint32: with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Int32), i32Default }),
@@ -264,20 +263,20 @@ func init() {
 				return gt.Kind() == reflect.Array && gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8
 			},
 			fixed: 16,
-			appendTo: func(b []byte, _ *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return append(b, (*(*UUID)(fp))[:]...), nil
+			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
+				return append(b, (*fp.uuid())[:]...), nil
 			},
-			isDefault:  func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			isZero:     func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*UUID)(fp) == UUID{} },
-			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { f.r.Read((*UUID)(fp)[:]) },
-			describe:   func(_ *fieldPlan, p unsafe.Pointer) string { return (*(*UUID)(p)).String() }},
+			isDefault:  func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == UUID{} },
+			isZero:     func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == UUID{} },
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { f.r.Read(fp.uuid()[:]) },
+			describe:   func(_ *fieldPlan, p pointer) string { return (*p.uuid()).String() }},
 		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
-			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) { return stringSize(o, len(*(*string)(fp))) },
-			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return appendString(b, o, *(*string)(fp))
+			size: func(o *fieldPlan, fp pointer) (int, error) { return stringSize(o, len(*fp.string())) },
+			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
+				return appendString(b, o, *fp.string())
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool { return *(*string)(fp) == o.def.s },
-			isZero:    func(_ *fieldPlan, fp unsafe.Pointer) bool { return *(*string)(fp) == "" },
+			isDefault: func(o *fieldPlan, fp pointer) bool { return *fp.string() == o.def.s },
+			isZero:    func(_ *fieldPlan, fp pointer) bool { return *fp.string() == "" },
 			parseDefault: func(name, raw string) (defaultValue, error) {
 				if raw == "null" {
 					return defaultValue{}, fmt.Errorf("null on a %s field, which cannot be null (use *string)", name)
@@ -286,12 +285,12 @@ func init() {
 			},
 			nonZeroDefault: func(o *fieldPlan) bool { return o.def.s != "" },
 			flattenDefault: flatOther,
-			setDefault:     func(o *fieldPlan, fp unsafe.Pointer) { *(*string)(fp) = o.def.s },
-			fillRandom:     func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, _ bool) { *(*string)(fp) = f.str() },
-			describe:       func(o *fieldPlan, p unsafe.Pointer) string { return describeString(o, *(*string)(p)) }},
+			setDefault:     func(o *fieldPlan, fp pointer) { *fp.string() = o.def.s },
+			fillRandom:     func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.string() = f.str() },
+			describe:       func(o *fieldPlan, p pointer) string { return describeString(o, *p.string()) }},
 		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
-			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) {
-				sp := *(**string)(fp)
+			size: func(o *fieldPlan, fp pointer) (int, error) {
+				sp := *fp.stringPtr()
 				if sp == nil {
 					if !o.nullable {
 						return 0, nullNotAllowed()
@@ -300,8 +299,8 @@ func init() {
 				}
 				return stringSize(o, len(*sp))
 			},
-			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				sp := *(**string)(fp)
+			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
+				sp := *fp.stringPtr()
 				if sp == nil {
 					if !o.nullable {
 						return b, nullNotAllowed()
@@ -310,8 +309,8 @@ func init() {
 				}
 				return appendString(b, o, *sp)
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
-				sp := *(**string)(fp)
+			isDefault: func(o *fieldPlan, fp pointer) bool {
+				sp := *fp.stringPtr()
 				if o.def.null {
 					return sp == nil
 				}
@@ -326,22 +325,22 @@ func init() {
 			// Without default=null a *string defaults to "", not nil.
 			nonZeroDefault: func(o *fieldPlan) bool { return !o.def.null },
 			flattenDefault: flatOther,
-			setDefault: func(o *fieldPlan, fp unsafe.Pointer) {
+			setDefault: func(o *fieldPlan, fp pointer) {
 				s := o.def.s
-				*(**string)(fp) = &s
+				*fp.stringPtr() = &s
 			},
-			fillMinimal: func(_ *fieldPlan, fp unsafe.Pointer, _ int) {
+			fillMinimal: func(_ *fieldPlan, fp pointer, _ int) {
 				s := ""
-				*(**string)(fp) = &s
+				*fp.stringPtr() = &s
 			},
-			fillRandom: func(f *randomFiller, _ *fieldPlan, fp unsafe.Pointer, _ int, maybeNull bool) {
+			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, maybeNull bool) {
 				if !maybeNull {
 					s := f.str()
-					*(**string)(fp) = &s
+					*fp.stringPtr() = &s
 				}
 			},
-			describe: func(o *fieldPlan, p unsafe.Pointer) string {
-				if sp := *(**string)(p); sp != nil {
+			describe: func(o *fieldPlan, p pointer) string {
+				if sp := *p.stringPtr(); sp != nil {
 					return describeString(o, *sp)
 				}
 				return "null"
@@ -359,39 +358,39 @@ func init() {
 				}
 				return "bytes"
 			},
-			fillMinimal: func(o *fieldPlan, fp unsafe.Pointer, _ int) {
+			fillMinimal: func(o *fieldPlan, fp pointer, _ int) {
 				if o.records {
-					*(*[]byte)(fp) = EmptyRecordBatch()
+					*fp.bytes() = EmptyRecordBatch()
 				} else {
-					*(*[]byte)(fp) = []byte{}
+					*fp.bytes() = []byte{}
 				}
 			},
-			fillRandom: func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, _ int, maybeNull bool) {
+			fillRandom: func(f *randomFiller, o *fieldPlan, fp pointer, _ int, maybeNull bool) {
 				switch {
 				case maybeNull:
 				case o.records && f.chance(2):
-					*(*[]byte)(fp) = EmptyRecordBatch()
+					*fp.bytes() = EmptyRecordBatch()
 				default:
-					*(*[]byte)(fp) = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
+					*fp.bytes() = f.bytes(f.r.Intn(f.opts.MaxLen + 1))
 				}
 			},
-			size: func(o *fieldPlan, fp unsafe.Pointer) (int, error) {
-				bs := *(*[]byte)(fp)
+			size: func(o *fieldPlan, fp pointer) (int, error) {
+				bs := *fp.bytes()
 				if bs == nil && o.nullable {
 					return lengthSize(-1, o.compact, true), nil
 				}
 				return lengthSize(len(bs), o.compact, true) + len(bs), nil
 			},
-			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				bs := *(*[]byte)(fp)
+			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
+				bs := *fp.bytes()
 				if bs == nil && o.nullable {
 					return appendLength(b, -1, o.compact, true), nil
 				}
 				b = appendLength(b, len(bs), o.compact, true)
 				return append(b, bs...), nil
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
-				bs := *(*[]byte)(fp)
+			isDefault: func(o *fieldPlan, fp pointer) bool {
+				bs := *fp.bytes()
 				if o.def.null {
 					return bs == nil
 				}
@@ -402,28 +401,28 @@ func init() {
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
 			trace: (*tracer).array,
-			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				return encodeArray(b, o, (*sliceHeader)(fp))
+			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
+				return encodeArray(b, o, fp.slice())
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
-				h := (*sliceHeader)(fp)
+			isDefault: func(o *fieldPlan, fp pointer) bool {
+				h := fp.slice()
 				if o.def.null {
-					return h.data == nil
+					return h.data.isNil()
 				}
 				return h.len == 0
 			}},
 		kStruct: {name: "struct", goType: is(reflect.Struct), resolve: (*builder).resolveStruct,
-			size:           func(o *fieldPlan, fp unsafe.Pointer) (int, error) { return sizeStruct(o.sub, fp) },
-			appendTo:       func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
-			isDefault:      func(o *fieldPlan, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
-			isZero:         func(o *fieldPlan, fp unsafe.Pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
+			size:           func(o *fieldPlan, fp pointer) (int, error) { return sizeStruct(o.sub, fp) },
+			appendTo:       func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
+			isDefault:      func(o *fieldPlan, fp pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
+			isZero:         func(o *fieldPlan, fp pointer) bool { return structIsDefault(o.sub, fp, isUnset) },
 			minWire:        func(o *fieldPlan, subMin func(*plan) int) int { return subMin(o.sub) },
 			nonZeroDefault: func(o *fieldPlan) bool { return o.sub != nil && len(o.sub.allDefaults) > 0 },
 			flattenDefault: func(o *fieldPlan, base uintptr, out *flatDefaults) {
 				flattenDefaults(o.sub.allDefaults, base+o.offset, out)
 			},
-			fillMinimal: func(o *fieldPlan, fp unsafe.Pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
-			fillRandom: func(f *randomFiller, o *fieldPlan, fp unsafe.Pointer, depth int, _ bool) {
+			fillMinimal: func(o *fieldPlan, fp pointer, depth int) { fillStruct(o.sub, fp, depth+1) },
+			fillRandom: func(f *randomFiller, o *fieldPlan, fp pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
 			trace: (*tracer).structValue},
@@ -431,25 +430,25 @@ func init() {
 			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			trace: (*tracer).nullableStruct,
-			appendTo: func(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
-				sp := *(*unsafe.Pointer)(fp)
+			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
+				sp := *fp.ptr()
 				if !o.nullable {
-					if sp == nil {
+					if sp.isNil() {
 						return b, nullNotAllowed()
 					}
 					return encodeStruct(b, o.sub, sp)
 				}
-				if sp == nil {
+				if sp.isNil() {
 					return append(b, 0xff), nil
 				}
 				return encodeStruct(append(b, 1), o.sub, sp)
 			},
-			isDefault: func(o *fieldPlan, fp unsafe.Pointer) bool {
-				sp := *(*unsafe.Pointer)(fp)
+			isDefault: func(o *fieldPlan, fp pointer) bool {
+				sp := *fp.ptr()
 				if o.def.null {
-					return sp == nil
+					return sp.isNil()
 				}
-				return sp == nil || structIsDefault(o.sub, sp, isDefault)
+				return sp.isNil() || structIsDefault(o.sub, sp, isDefault)
 			},
 			minWire: func(o *fieldPlan, subMin func(*plan) int) int {
 				if o.nullable {
@@ -510,9 +509,9 @@ func with(t wireType, change func(*wireType)) wireType {
 	return t
 }
 
-func sizeArray(o *fieldPlan, fp unsafe.Pointer) (int, error) {
-	h := (*sliceHeader)(fp)
-	if h.data == nil && o.nullable {
+func sizeArray(o *fieldPlan, fp pointer) (int, error) {
+	h := fp.slice()
+	if h.data.isNil() && o.nullable {
 		return lengthSize(-1, o.compact, true), nil
 	}
 	n := lengthSize(h.len, o.compact, true)
@@ -521,7 +520,7 @@ func sizeArray(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 	}
 	size := wireTypes[o.elem.kind].size
 	for i := 0; i < h.len; i++ {
-		s, err := size(o.elem, unsafe.Add(h.data, uintptr(i)*o.elemSize))
+		s, err := size(o.elem, h.data.add(uintptr(i)*o.elemSize))
 		if err != nil {
 			return 0, withinIndex(err, i)
 		}
@@ -530,13 +529,13 @@ func sizeArray(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 	return n, nil
 }
 
-func sizeStructPtr(o *fieldPlan, fp unsafe.Pointer) (int, error) {
-	sp := *(*unsafe.Pointer)(fp)
+func sizeStructPtr(o *fieldPlan, fp pointer) (int, error) {
+	sp := *fp.ptr()
 	marker := 0
 	if o.nullable {
 		marker = 1
 	}
-	if sp == nil {
+	if sp.isNil() {
 		if !o.nullable {
 			return 0, nullNotAllowed()
 		}
@@ -546,7 +545,7 @@ func sizeStructPtr(o *fieldPlan, fp unsafe.Pointer) (int, error) {
 	return marker + s, err
 }
 
-// stringSize is the wire size of a string of n bytes in field o, or
+// stringHeaderSize is the wire size of a string of n bytes in field o, or
 // checkStringLength's error.
 func stringSize(o *fieldPlan, n int) (int, error) {
 	if err := checkStringLength(o, n); err != nil {
@@ -585,20 +584,20 @@ func (o *fieldPlan) wireTypeName() string {
 func (k kind) fixedSize() int { return wireTypes[k].fixed }
 
 // encodeValue appends one field or array element stored at fp.
-func encodeValue(b []byte, o *fieldPlan, fp unsafe.Pointer) ([]byte, error) {
+func encodeValue(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 	return wireTypes[o.kind].appendTo(b, o, fp)
 }
 
 // sizeValue is the number of bytes encodeValue would append.
-func sizeValue(o *fieldPlan, fp unsafe.Pointer) (int, error) { return wireTypes[o.kind].size(o, fp) }
+func sizeValue(o *fieldPlan, fp pointer) (int, error) { return wireTypes[o.kind].size(o, fp) }
 
 // isDefault reports whether the value at fp equals the field's schema
 // default. Tagged fields are written only when this is false.
-func isDefault(o *fieldPlan, fp unsafe.Pointer) bool { return wireTypes[o.kind].isDefault(o, fp) }
+func isDefault(o *fieldPlan, fp pointer) bool { return wireTypes[o.kind].isDefault(o, fp) }
 
 // isZero reports whether the value at fp is Go's zero value (for a nested
 // struct: every field unset).
-func isZero(o *fieldPlan, fp unsafe.Pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
+func isZero(o *fieldPlan, fp pointer) bool { return wireTypes[o.kind].isZero(o, fp) }
 
 // kindOf is the wire type of a field of Go type gt with tag t.
 func kindOf(gt reflect.Type, t fieldTag) (kind, bool) {
