@@ -21,10 +21,13 @@ type options struct {
 // WithRecords writes records fields in full rather than as a summary:
 // {"Bytes":N,"Batches":[...]}, each batch with its header fields
 // (BaseOffset, Magic, Codec, TimestampType, Transactional, Control,
-// ProducerID, ProducerEpoch, BaseSequence, ...) and its Records: Offset,
-// Timestamp, Key, Value and Headers. A key, value or header value is a
-// JSON string when it is valid UTF-8, {"Base64":"..."} when it is not,
-// and null when null. ParseJSON rebuilds the batches from it.
+// DeleteHorizon when set, ProducerID, ProducerEpoch, BaseSequence, ...)
+// and its Records: Offset, Timestamp, CreateTimestamp (the timestamp the
+// bytes hold, where a LogAppendTime batch shows its own time as
+// Timestamp), Attributes when set, Key, Value and Headers. A key, value or
+// header value is a JSON string when it is valid UTF-8, {"Base64":"..."}
+// when it is not, and null when null. ParseJSON rebuilds the batches from
+// it: an uncompressed batch to the same bytes.
 func WithRecords() Option { return func(o *options) { o.records = true } }
 
 // WithRawRecords writes records fields as their bytes in standard base64,
