@@ -154,15 +154,17 @@ func (f *FrameReader) fill(want int) (int, error) {
 }
 
 // read reads at least once more, with room for the held bytes to reach
-// need. The buffer grows to at most twice what is held (and at least
-// minReadBuffer), so its size follows the bytes that arrived.
+// need. The buffer grows, only once it is full, to at most twice what is
+// held (and at least minReadBuffer), so its size follows the bytes that
+// arrived, and a frame that arrives in small reads (TLS records of 16 KiB)
+// costs a few doublings, not a new buffer a read.
 func (f *FrameReader) read(need int) error {
 	held := f.end - f.start
 	if f.start > 0 && (held == 0 || len(f.buf)-f.start < need) {
 		copy(f.buf, f.buf[f.start:f.end]) // move the partial frame to the front
 		f.start, f.end = 0, held
 	}
-	if len(f.buf)-f.start < need {
+	if len(f.buf)-f.start < need && f.end == len(f.buf) {
 		size := max(2*held, minReadBuffer) // room for read-ahead, bounded by what arrived
 		if need > minReadBuffer {
 			size = min(size, need)

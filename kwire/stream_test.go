@@ -116,6 +116,34 @@ func TestFrameReaderGrowsWithArrivals(t *testing.T) {
 	assert.LessOrEqual(t, rs.largest, 2*len(stream)+4096)
 }
 
+// chunkReader returns at most 16 KiB a read, as a tls.Conn does (one
+// record), and adds up the buffers it is offered, each counted once.
+type chunkReader struct {
+	r       io.Reader
+	seen    map[*byte]bool
+	offered int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if end := &p[:cap(p)][cap(p)-1]; !c.seen[end] {
+		c.seen[end] = true
+		c.offered += cap(p)
+	}
+	return c.r.Read(p[:min(len(p), 16<<10)])
+}
+
+// TestFrameReaderSmallReadsOfALargeFrame: a 1 MiB frame arriving 16 KiB
+// a read grows the buffer by doubling, about 2 MiB in all, rather than
+// taking a new, larger buffer for every read (9 MiB).
+func TestFrameReaderSmallReadsOfALargeFrame(t *testing.T) {
+	frame := rawFrame(string(bytes.Repeat([]byte("k"), 1<<20)))
+	cr := &chunkReader{r: bytes.NewReader(frame), seen: map[*byte]bool{}}
+	got, err := kwire.NewFrameReader(cr, 0).Next()
+	require.NoError(t, err)
+	require.Equal(t, frame, got)
+	assert.LessOrEqual(t, cr.offered, 3*len(frame), "bytes of buffers allocated for one %d-byte frame", len(frame))
+}
+
 func TestFrameReaderPeekThenNext(t *testing.T) {
 	client := "c"
 	req, err := kwire.AppendRequest(nil, newHeartbeat(), 1, 77, &client)
