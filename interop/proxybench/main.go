@@ -1,20 +1,24 @@
 // Command proxybench measures what `kwire proxy` costs a producer: kgo
 // producing records to an in-process kfake broker directly and through
-// the proxy (built with go build and run as a subprocess), side by side in
-// one run, every side once per pass, in an order rotated pass by pass.
-// Sides: direct; proxy (text log to a file); proxy-off (no log);
-// proxy-json; direct-tls (TLS to a TLS kfake); proxy-tls (TLS from the
-// client to the proxy and from the proxy to the TLS kfake, text log). Per
-// pass and side it reports throughput (N records of S bytes, produced
-// asynchronously) and the latency of sequential one-record ProduceSync
-// calls, and the CPU time the proxy process used; at the end, the
-// medians, each proxy side's throughput as a median of per-pass ratios
-// to its direct side (drift in the machine's load cancels), and the
-// added latency. On a shared machine the absolute figures swing with
-// other load; the ratios are the steadier figures.
+// the proxy (built with go build and run as a subprocess), in one run,
+// side by side: direct; through the proxy with a text log to a file
+// ("proxy"), its log off ("proxy-off") and a -json log ("proxy-json");
+// and direct over TLS ("direct-tls") against through the proxy with TLS
+// on both sides, client to proxy and proxy to broker, text log
+// ("proxy-tls"). Every side gets a fresh broker and proxy; the sides are
+// interleaved pass by pass, the order rotating, so load on a shared
+// machine falls on all of them alike.
 //
-//	go run ./proxybench -passes 6 -records 100000 -size 1024
-//	go run ./proxybench -passes 5 -sides direct,proxy-off,proxy,proxy-json,direct-tls,proxy-tls
+// Per pass and side it reports throughput (N records of S bytes,
+// produced asynchronously, uncompressed), the latency of sequential
+// one-record ProduceSync calls, and the proxy process's CPU while it
+// relayed the throughput run. Each pass ends with the proxy's resident
+// memory before and with -idle idle client connections (each has done
+// one ApiVersions exchange). The summary gives, for each proxy side,
+// ratios to its direct side within a pass (min/median/max over passes)
+// rather than absolute figures, and the load average.
+//
+//	go run ./proxybench -passes 6 -records 100000 -size 1024 -idle 1000
 package main
 
 import (
@@ -23,9 +27,12 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"io"
 	"log"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,237 +45,347 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kwirelabs/kwire/internal/testcerts"
 )
 
 // side is one way of reaching the broker.
 type side struct {
-	name  string
-	addr  string
-	tls   *tls.Config // the client's, for TLS sides
-	proxy *exec.Cmd   // nil: direct
+	name   string
+	tls    bool     // kgo and kfake speak TLS (and the proxy both ways)
+	proxy  []string // the proxy's logging flags; nil: direct
+	direct string   // the side this one is compared with
+}
+
+var allSides = []side{
+	{name: "direct"},
+	{name: "proxy", proxy: []string{"-log", "LOG"}, direct: "direct"},
+	{name: "proxy-off", proxy: []string{"-log", "off"}, direct: "direct"},
+	{name: "proxy-json", proxy: []string{"-json", "-log", "LOG"}, direct: "direct"},
+	{name: "direct-tls", tls: true},
+	{name: "proxy-tls", tls: true, proxy: []string{"-log", "LOG"}, direct: "direct-tls"},
+}
+
+// result is one side's figures in one pass.
+type result struct {
+	rate        float64 // records per second
+	proxyCPUGiB float64 // proxy process CPU seconds per GiB produced
+	p50, p99    time.Duration
+}
+
+// env is what every side of a run shares.
+type env struct {
+	bin, dir                  string
+	records, size, pings      int
+	serverTLS, clientTLS      *tls.Config
+	caFile, certFile, keyFile string
 }
 
 func main() {
-	passes := flag.Int("passes", 6, "passes over every side, each pass in a rotated order")
+	passes := flag.Int("passes", 6, "passes; each runs every side once, in rotating order")
 	records := flag.Int("records", 100000, "records per throughput run")
 	size := flag.Int("size", 1024, "value size in bytes")
 	pings := flag.Int("pings", 1000, "sequential one-record produces per latency run")
-	modes := flag.String("sides", "direct,proxy", "sides to measure: direct, proxy (text log to a file), proxy-off (no log), proxy-json, direct-tls (TLS to a TLS broker), proxy-tls (TLS both ways, text log)")
+	idle := flag.Int("idle", 1000, "idle client connections held open for the proxy's memory figure (0: skip)")
+	only := flag.String("sides", "direct,proxy,proxy-off,proxy-json,direct-tls,proxy-tls", "the sides to run (a proxy side needs its direct side)")
 	flag.Parse()
+	var sides []side
+	for _, name := range strings.Split(*only, ",") {
+		i := slices.IndexFunc(allSides, func(s side) bool { return s.name == name })
+		if i < 0 {
+			log.Fatalf("-sides: no side %q", name)
+		}
+		sides = append(sides, allSides[i])
+	}
+	for _, s := range sides {
+		if s.direct != "" && !slices.ContainsFunc(sides, func(d side) bool { return d.name == s.direct }) {
+			log.Fatalf("-sides: %s is compared with %s, which is not in the list", s.name, s.direct)
+		}
+	}
 
+	raiseFDLimit(4*(*idle) + 1024) // per idle connection: client and broker ends here, two sockets in the proxy
 	dir, err := os.MkdirTemp("", "proxybench")
 	check(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "kwire")
-	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
+	e := &env{bin: filepath.Join(dir, "kwire"), dir: dir, records: *records, size: *size, pings: *pings}
+	build := exec.Command("go", "build", "-o", e.bin, "github.com/kwirelabs/kwire/cmd/kwire")
 	build.Dir = ".." // run from interop/: the main module, whose go.sum covers the tool's dependencies
 	build.Stderr = os.Stderr
 	check(build.Run())
+	e.setupTLS()
 
-	names := strings.Split(*modes, ",")
-	needTLS := slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, "-tls") })
-	var tlsFiles certFiles
-	if needTLS {
-		tlsFiles = makeCerts(dir)
-	}
-
-	var lat = map[string][]time.Duration{}
-	var tput = map[string][]float64{}     // sorted at the end
-	var passRate = map[string][]float64{} // in pass order
-	var proxyCPU = map[string][]float64{} // seconds per GiB, by pass
-	var cpuPerGiB = map[string][]float64{}
-	fmt.Printf("%-5s %-11s %12s %10s %10s %10s\n", "pass", "side", "records/s", "MiB/s", "p50 ms", "p99 ms")
+	loads := []string{loadavg()}
+	fmt.Printf("load average at start: %s\n", loads[0])
+	res := map[string][]result{}
+	var rss0, rssIdle []float64 // MiB
+	fmt.Printf("%-5s %-11s %12s %10s %9s %9s %14s\n", "pass", "side", "records/s", "MiB/s", "p50 ms", "p99 ms", "proxy s/GiB")
 	for pass := range *passes {
-		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "bench"))
-		check(err)
-		var tlsCluster *kfake.Cluster
-		if needTLS {
-			tlsCluster, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "bench"), kfake.TLS(tlsFiles.server))
-			check(err)
-		}
-		var sides []side
-		for _, n := range names {
-			s := side{name: n}
-			switch n {
-			case "direct":
-				s.addr = cluster.ListenAddrs()[0]
-			case "direct-tls":
-				s.addr, s.tls = tlsCluster.ListenAddrs()[0], tlsFiles.client
-			case "proxy":
-				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"))
-			case "proxy-off":
-				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", "off")
-			case "proxy-json":
-				s.proxy, s.addr = startProxy(bin, cluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"), "-json")
-			case "proxy-tls":
-				s.proxy, s.addr = startProxy(bin, tlsCluster.ListenAddrs()[0], "-log", filepath.Join(dir, n+".log"),
-					"-tls-cert", tlsFiles.certFile, "-tls-key", tlsFiles.keyFile, "-upstream-ca", tlsFiles.caFile)
-				s.tls = tlsFiles.client
-			default:
-				log.Fatalf("unknown side %q", n)
-			}
-			sides = append(sides, s)
-		}
-		order := append(sides[pass%len(sides):len(sides):len(sides)], sides[:pass%len(sides)]...) // rotate which goes first
-		for _, s := range order {
-			var extra func() time.Duration // the proxy process's CPU, for the proxy side
+		for i := range sides {
+			s := sides[(i+pass)%len(sides)]
+			r := e.runSide(s)
+			res[s.name] = append(res[s.name], r)
+			pcpu := "-"
 			if s.proxy != nil {
-				pid := s.proxy.Process.Pid
-				extra = func() time.Duration { return procCPU(pid) }
+				pcpu = fmt.Sprintf("%.2f", r.proxyCPUGiB)
 			}
-			rate, cpu, l := runSide(s, *records, *size, *pings, extra)
-			cpuPerGiB[s.name] = append(cpuPerGiB[s.name], cpu.Seconds()/(float64(*records)*float64(*size)/(1<<30)))
-			tput[s.name] = append(tput[s.name], rate)
-			passRate[s.name] = append(passRate[s.name], rate)
-			lat[s.name] = append(lat[s.name], l...)
-			slices.Sort(l)
-			fmt.Printf("%-5d %-11s %12.0f %10.1f %10.3f %10.3f\n", pass+1, s.name, rate, rate*float64(*size)/(1<<20), ms(pct(l, 50)), ms(pct(l, 99)))
+			fmt.Printf("%-5d %-11s %12.0f %10.1f %9.3f %9.3f %14s\n", pass+1, s.name, r.rate, r.rate*float64(*size)/(1<<20), ms(r.p50), ms(r.p99), pcpu)
 		}
-		for _, s := range sides {
-			if s.proxy == nil {
-				continue
-			}
-			s.proxy.Process.Signal(os.Interrupt)
-			check(s.proxy.Wait())
-			cpu := s.proxy.ProcessState.UserTime() + s.proxy.ProcessState.SystemTime()
-			relayed := float64((*records+*pings+1)*(*size)) / (1 << 30)
-			proxyCPU[s.name] = append(proxyCPU[s.name], cpu.Seconds()/relayed)
-			fmt.Printf("%-5d %s process CPU %.2f s (user+sys), %.2f s per GiB produced\n", pass+1, s.name, cpu.Seconds(), cpu.Seconds()/relayed)
+		if *idle > 0 {
+			before, with := e.idleRSS(*idle)
+			rss0 = append(rss0, before)
+			rssIdle = append(rssIdle, with)
+			fmt.Printf("%-5d proxy RSS %.1f MiB after one produce run, %.1f MiB with %d idle connections\n", pass+1, before, with, *idle)
 		}
-		cluster.Close()
-		if tlsCluster != nil {
-			tlsCluster.Close()
-		}
+		loads = append(loads, loadavg())
+		fmt.Printf("%-5d load average %s\n", pass+1, loads[len(loads)-1])
 	}
-	fmt.Println()
-	for _, n := range names {
-		slices.Sort(lat[n])
-		slices.Sort(tput[n])
-		slices.Sort(cpuPerGiB[n])
-		fmt.Printf("%-11s median throughput %8.0f records/s (%.1f MiB/s); latency p50 %.3f ms, p99 %.3f ms (%d samples); CPU per GiB %.2f s\n",
-			n, pct64(tput[n], 50), pct64(tput[n], 50)*float64(*size)/(1<<20), ms(pct(lat[n], 50)), ms(pct(lat[n], 99)), len(lat[n]), pct64(cpuPerGiB[n], 50))
+
+	fmt.Printf("\nsummary: %d passes, %d × %d B records per throughput run, %d pings; min / median / max over passes\n", *passes, *records, *size, *pings)
+	fmt.Printf("load average (1, 5, 15 min) at start %s, at end %s\n", loads[0], loads[len(loads)-1])
+	for _, s := range sides {
+		rs := res[s.name]
+		fmt.Printf("%-11s records/s %s   p50 ms %s   p99 ms %s\n", s.name,
+			spread(rs, func(r result) float64 { return r.rate }, "%.0f"),
+			spread(rs, func(r result) float64 { return ms(r.p50) }, "%.3f"),
+			spread(rs, func(r result) float64 { return ms(r.p99) }, "%.3f"))
 	}
-	for _, n := range names {
-		base := "direct"
-		if strings.HasSuffix(n, "-tls") {
-			base = "direct-tls"
-		}
-		if n == base || passRate[base] == nil {
+	fmt.Println("per pass, each proxy side against its direct side in the same pass:")
+	for _, s := range sides {
+		if s.proxy == nil {
 			continue
 		}
-		var ratios []float64 // against the direct side of the same pass: drift in the machine's load cancels
-		for i := range passRate[n] {
-			ratios = append(ratios, passRate[n][i]/passRate[base][i])
+		rs, ds := res[s.name], res[s.direct]
+		var ratio, add50, add99 []float64
+		for i := range rs {
+			ratio = append(ratio, rs[i].rate/ds[i].rate)
+			add50 = append(add50, ms(rs[i].p50-ds[i].p50))
+			add99 = append(add99, ms(rs[i].p99-ds[i].p99))
 		}
-		slices.Sort(ratios)
-		slices.Sort(proxyCPU[n])
-		fmt.Printf("%-11s vs %-10s throughput %.2fx (median of per-pass ratios; %.2f-%.2f); added latency p50 %+.3f ms, p99 %+.3f ms; CPU per GiB %.2fx; proxy process %.2f s per GiB\n",
-			n, base, pct64(ratios, 50), ratios[0], ratios[len(ratios)-1],
-			ms(pct(lat[n], 50)-pct(lat[base], 50)), ms(pct(lat[n], 99)-pct(lat[base], 99)),
-			pct64(cpuPerGiB[n], 50)/pct64(cpuPerGiB[base], 50), pct64(proxyCPU[n], 50))
+		fmt.Printf("%-11s vs %-10s throughput %sx   added p50 ms %s   added p99 ms %s   proxy CPU s/GiB %s\n", s.name, s.direct,
+			spreadOf(ratio, "%.2f"), spreadOf(add50, "%+.3f"), spreadOf(add99, "%+.3f"),
+			spread(rs, func(r result) float64 { return r.proxyCPUGiB }, "%.2f"))
+	}
+	if len(rss0) > 0 {
+		var per []float64
+		for i := range rss0 {
+			per = append(per, (rssIdle[i]-rss0[i])*1024/float64(*idle))
+		}
+		fmt.Printf("proxy RSS (log off): %s MiB after a produce run; %s MiB with %d idle connections; %s KiB per connection\n",
+			spreadOf(rss0, "%.1f"), spreadOf(rssIdle, "%.1f"), *idle, spreadOf(per, "%.1f"))
 	}
 }
 
-// certFiles are a CA, a server certificate for 127.0.0.1 (kfake's and
-// the proxy's) and the client's TLS config trusting the CA.
-type certFiles struct {
-	caFile, certFile, keyFile string
-	server, client            *tls.Config
-}
-
-func makeCerts(dir string) certFiles {
+// setupTLS makes a CA, a certificate for 127.0.0.1 that both kfake and
+// the proxy serve, and the client's settings trusting the CA.
+func (e *env) setupTLS() {
 	ca, err := testcerts.NewCA("proxybench CA")
 	check(err)
-	leaf, err := ca.Server("127.0.0.1", "127.0.0.1")
-	check(err)
-	f := certFiles{caFile: filepath.Join(dir, "ca.pem")}
-	check(os.WriteFile(f.caFile, ca.PEM, 0o600))
-	f.certFile, f.keyFile, err = leaf.Write(dir, "server")
+	leaf, err := ca.Server("127.0.0.1", "127.0.0.1", "localhost")
 	check(err)
 	cert, err := leaf.TLS()
 	check(err)
-	f.server = &tls.Config{Certificates: []tls.Certificate{cert}}
-	f.client = &tls.Config{RootCAs: ca.Pool()}
-	return f
+	e.serverTLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	e.clientTLS = &tls.Config{RootCAs: ca.Pool(), MinVersion: tls.VersionTLS12}
+	e.certFile, e.keyFile, err = leaf.Write(e.dir, "server")
+	check(err)
+	e.caFile = filepath.Join(e.dir, "ca.crt")
+	check(os.WriteFile(e.caFile, ca.PEM, 0o600))
 }
 
-// runSide produces n records asynchronously and reports records per
-// second and the CPU time spent on them (this process, which holds the
-// client and the broker, plus extra), then pings sequential one-record
-// produces and returns their latencies.
-func runSide(s side, n, size, pings int, extra func() time.Duration) (float64, time.Duration, []time.Duration) {
+// runSide starts a fresh broker (and proxy), produces n records
+// asynchronously, then pings sequential one-record produces.
+func (e *env) runSide(s side) result {
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(3, "bench")}
+	if s.tls {
+		opts = append(opts, kfake.TLS(e.serverTLS))
+	}
+	cluster, err := kfake.NewCluster(opts...)
+	check(err)
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	var proxy *exec.Cmd
+	if s.proxy != nil {
+		args := []string{"proxy", "-listen", "127.0.0.1:0", "-upstream", addr}
+		for _, a := range s.proxy {
+			if a == "LOG" {
+				a = filepath.Join(e.dir, "proxy.log")
+			}
+			args = append(args, a)
+		}
+		if s.tls {
+			args = append(args, "-tls-cert", e.certFile, "-tls-key", e.keyFile, "-upstream-ca", e.caFile)
+		}
+		proxy, addr = startProxy(e.bin, args)
+		defer func() {
+			proxy.Process.Signal(os.Interrupt)
+			check(proxy.Wait())
+			os.Remove(filepath.Join(e.dir, "proxy.log"))
+		}()
+	}
+
 	ctx := context.Background()
-	var batches batchCount
-	opts := []kgo.Opt{kgo.SeedBrokers(s.addr), kgo.DefaultProduceTopic("bench"), kgo.WithHooks(&batches),
+	copts := []kgo.Opt{kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("bench"),
 		kgo.ProducerBatchCompression(kgo.NoCompression()), // every byte crosses the proxy
 		// Full batches on both sides: without a linger a low-latency
 		// connection sends many small batches, and kfake's cost per
 		// request then dominates, making direct look slower.
 		kgo.ProducerLinger(20 * time.Millisecond),
 		kgo.ProducerBatchMaxBytes(1 << 20), kgo.MaxBufferedRecords(1 << 16)}
-	if s.tls != nil {
-		opts = append(opts, kgo.DialTLSConfig(s.tls))
+	if s.tls {
+		copts = append(copts, kgo.DialTLSConfig(e.clientTLS.Clone()))
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(copts...)
 	check(err)
 	defer cl.Close()
 	check(cl.ProduceSync(ctx, &kgo.Record{Value: []byte("warm up")}).FirstErr())
 
-	value := make([]byte, size)
+	value := make([]byte, e.size)
 	rand.Read(value)
 	var wg sync.WaitGroup
-	var firstErr error
-	var mu sync.Mutex
-	cpu0 := selfCPU()
-	if extra != nil {
-		cpu0 += extra()
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	var pcpu0 time.Duration
+	if proxy != nil {
+		pcpu0 = procCPU(proxy.Process.Pid)
 	}
 	start := time.Now()
-	for range n {
+	for range e.records {
 		wg.Add(1)
 		cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				mu.Lock()
-				firstErr = err
-				mu.Unlock()
+			if err != nil && failed.Add(1) == 1 {
+				firstErr.Store(err)
 			}
 			wg.Done()
 		})
 	}
 	wg.Wait()
-	rate := float64(n) / time.Since(start).Seconds()
-	cpu := selfCPU()
-	if extra != nil {
-		cpu += extra()
+	elapsed := time.Since(start)
+	gib := float64(e.records) * float64(e.size) / (1 << 30)
+	r := result{rate: float64(e.records) / elapsed.Seconds()}
+	if proxy != nil {
+		r.proxyCPUGiB = (procCPU(proxy.Process.Pid) - pcpu0).Seconds() / gib
 	}
-	cpu -= cpu0
-	check(firstErr)
-	fmt.Printf("      %d records in %d batches\n", n, batches.n.Load()-1) // less the warm-up record's
+	if n := failed.Load(); n > 0 {
+		log.Fatalf("%s: %d records failed: %v", s.name, n, firstErr.Load())
+	}
 
-	lat := make([]time.Duration, 0, pings)
-	for range pings {
+	lat := make([]time.Duration, 0, e.pings)
+	for range e.pings {
 		t := time.Now()
 		check(cl.ProduceSync(ctx, &kgo.Record{Value: value}).FirstErr())
 		lat = append(lat, time.Since(t))
 	}
-	return rate, cpu, lat
+	slices.Sort(lat)
+	r.p50, r.p99 = pct(lat, 50), pct(lat, 99)
+	return r
 }
 
-// batchCount counts the record batches the client wrote.
-type batchCount struct{ n atomic.Int64 }
+// idleRSS starts a broker and a proxy (log off), produces through it,
+// reads the proxy's resident memory, then opens n client connections
+// that each complete one ApiVersions exchange and stay open, and reads
+// it again.
+func (e *env) idleRSS(n int) (before, with float64) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "bench"))
+	check(err)
+	defer cluster.Close()
+	proxy, addr := startProxy(e.bin, []string{"proxy", "-listen", "127.0.0.1:0", "-upstream", cluster.ListenAddrs()[0], "-log", "off"})
+	defer func() {
+		proxy.Process.Signal(os.Interrupt)
+		check(proxy.Wait())
+	}()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("bench"))
+	check(err)
+	value := make([]byte, e.size)
+	for range 10 {
+		var rs []*kgo.Record
+		for range 1000 {
+			rs = append(rs, &kgo.Record{Value: value})
+		}
+		check(cl.ProduceSync(context.Background(), rs...).FirstErr())
+	}
+	cl.Close()
+	time.Sleep(time.Second) // the client's connections close
+	before = rssMiB(proxy.Process.Pid)
 
-func (b *batchCount) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
-	b.n.Add(1)
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range n {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		check(err)
+		conns = append(conns, c)
+		check(apiVersions(c, int32(i)))
+	}
+	time.Sleep(time.Second)
+	if fds := countFDs(proxy.Process.Pid); fds < 2*n {
+		log.Fatalf("the proxy holds %d descriptors with %d clients connected", fds, n)
+	}
+	return before, rssMiB(proxy.Process.Pid)
 }
 
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// apiVersions sends ApiVersions v0 (no client id) and reads the response.
+func apiVersions(c net.Conn, corr int32) error {
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	req := binary.BigEndian.AppendUint32(nil, 10)
+	req = binary.BigEndian.AppendUint16(req, 18) // ApiVersions
+	req = binary.BigEndian.AppendUint16(req, 0)
+	req = binary.BigEndian.AppendUint32(req, uint32(corr))
+	req = binary.BigEndian.AppendUint16(req, 0xffff) // null client id
+	if _, err := c.Write(req); err != nil {
+		return err
+	}
+	var hdr [8]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return err
+	}
+	if got := int32(binary.BigEndian.Uint32(hdr[4:])); got != corr {
+		return fmt.Errorf("ApiVersions response has correlation id %d, want %d", got, corr)
+	}
+	_, err := io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(hdr[:]))-4)
+	return err
+}
+
+func raiseFDLimit(want int) {
+	var l syscall.Rlimit
+	check(syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
+	if l.Cur < uint64(want) {
+		l.Cur = min(uint64(want), l.Max)
+		check(syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)) // the proxy inherits it
+	}
+	if l.Cur < uint64(want) {
+		log.Fatalf("descriptor limit %d (hard %d), want %d", l.Cur, l.Max, want)
+	}
+}
+
+func rssMiB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	check(err)
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			check(err)
+			return float64(kb) / 1024
+		}
+	}
+	log.Fatalf("no VmRSS for process %d", pid)
+	return 0
+}
+
+func countFDs(pid int) int {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	check(err)
+	return len(ents)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	check(err)
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 // procCPU is another process's user+sys time from /proc (Linux; clock
@@ -286,8 +403,10 @@ func procCPU(pid int) time.Duration {
 
 var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
 
-func startProxy(bin, upstream string, args ...string) (*exec.Cmd, string) {
-	cmd := exec.Command(bin, append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream}, args...)...)
+// startProxy runs `kwire proxy ARGS` and returns it with the address of
+// its bootstrap listener, read from its first line on stderr.
+func startProxy(bin string, args []string) (*exec.Cmd, string) {
+	cmd := exec.Command(bin, args...)
 	errs, err := cmd.StderrPipe()
 	check(err)
 	check(cmd.Start())
@@ -301,19 +420,31 @@ func startProxy(bin, upstream string, args ...string) (*exec.Cmd, string) {
 	}
 	go func() {
 		for sc.Scan() {
+			if !listening.MatchString(sc.Text()) {
+				fmt.Fprintf(os.Stderr, "proxy: %s\n", sc.Text())
+			}
 		}
 	}()
 	return cmd, m[1]
 }
 
-func pct(s []time.Duration, p int) time.Duration {
-	if len(s) == 0 {
-		return 0
+// spread is "min / median / max" of one figure over passes.
+func spread(rs []result, f func(result) float64, format string) string {
+	var v []float64
+	for _, r := range rs {
+		v = append(v, f(r))
 	}
-	return s[min(len(s)-1, len(s)*p/100)]
+	return spreadOf(v, format)
 }
 
-func pct64(s []float64, p int) float64 {
+func spreadOf(v []float64, format string) string {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	med := (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	return fmt.Sprintf(format+" / "+format+" / "+format, v[0], med, v[len(v)-1])
+}
+
+func pct(s []time.Duration, p int) time.Duration {
 	if len(s) == 0 {
 		return 0
 	}
