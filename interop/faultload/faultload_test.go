@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(brokerEnv); v != "" {
+		serveBroker(v) // this test binary, started again as the broker
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestBrokerOutage is faultload's short run: 10 s of producing, directly
+// and through `kwire proxy`, with the broker killed at 3 s and back 4 s
+// later. The proxy side must lose no acked record and fail or duplicate
+// no more records than the direct side.
+func TestBrokerOutage(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kwire")
+	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
+	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building kwire: %v\n%s", err, out)
+	}
+	cfg := config{
+		Kwire: bin, Dir: dir, Signal: syscall.SIGKILL,
+		Duration: 10 * time.Second, KillAt: 3 * time.Second, Outage: 4 * time.Second,
+		Producers: 2, Rate: 300, Size: 256, Flush: 5 * time.Second,
+		ProxyArgs: strings.Fields(os.Getenv("FAULTLOAD_PROXY_ARGS")),
+		Logf:      t.Logf,
+	}
+	res, err := run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", res)
+	if err := res.check(); err != nil {
+		t.Error(err)
+	}
+}
