@@ -179,7 +179,7 @@ func Read(r io.Reader, opt Options, emit func(*Record)) (*Stats, error) {
 	var lastFlush, lastProgress time.Time
 	var readErr error
 	for {
-		data, ci, err := src.ZeroCopyReadPacketData()
+		data, ci, err := readPacket(src)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				readErr = err
@@ -209,6 +209,20 @@ func Read(r io.Reader, opt Options, emit func(*Record)) (*Stats, error) {
 		return s.stats, fmt.Errorf("after %d packets: %v", s.stats.Packets, readErr)
 	}
 	return s.stats, nil
+}
+
+// readPacket reads the next packet. pcapgo's pcapng reader indexes its
+// interfaces with a block's 32-bit interface id converted to int, which
+// on 32-bit platforms turns a large id negative and past its bounds
+// check (gopacket v1.7.7 ngread.go): a malformed block is an error here,
+// never a panic.
+func readPacket(src packetSource) (data []byte, ci gopacket.CaptureInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			data, err = nil, fmt.Errorf("malformed pcapng block: %v", p)
+		}
+	}()
+	return src.ZeroCopyReadPacketData()
 }
 
 // sniffer holds the state of one Read.

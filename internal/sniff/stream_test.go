@@ -359,3 +359,28 @@ func TestIdleConnectionDropped(t *testing.T) {
 	require.GreaterOrEqual(t, closeAt, 0, "%v", order)
 	assert.Less(t, closeAt, lastBusy, "the idle connection is closed while the capture goes on: %v", order)
 }
+
+// TestPcapngInterfaceIDOutOfRange: a packet block naming an interface
+// id past the section's (0xD1000000: negative as a 32-bit int) is an
+// error, not a panic, on 32-bit platforms too (GOARCH=386 go test).
+func TestPcapngInterfaceIDOutOfRange(t *testing.T) {
+	exs := someExchanges(t, 3)
+	c := capturetest.New()
+	k := c.Dial("10.6.0.1:45000", "10.6.0.9:9092", true)
+	sequential(c, k, exs, 1460)
+	data := c.Pcapng()
+	found := false
+	for off := 0; off+12 <= len(data); {
+		typ, n := binary.LittleEndian.Uint32(data[off:]), int(binary.LittleEndian.Uint32(data[off+4:]))
+		require.Positive(t, n)
+		if typ == 6 { // enhanced packet block
+			binary.LittleEndian.PutUint32(data[off+8:], 0xD1000000)
+			found = true
+			break
+		}
+		off += n
+	}
+	require.True(t, found)
+	_, err := sniff.Read(strings.NewReader(string(data)), sniff.Options{}, func(*sniff.Record) {})
+	assert.Error(t, err)
+}
