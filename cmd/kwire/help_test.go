@@ -16,7 +16,7 @@ func TestSubcommandHelp(t *testing.T) {
 		"layout": {"-html", "-k", "-response", "-v"},
 		"decode": {"-json", "-response", "-raw-records"},
 		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw"},
-		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records"},
+		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records", "-tls", "-tls-ca", "-tls-insecure", "-sasl-mechanism"},
 		"proxy":  {"-listen", "-upstream", "-json", "-log", "-as-kafka"},
 		"apis":   {"-kafka", "-since", "-releases", "-sizes"},
 		"site":   {"-o", "-schemas"},

@@ -2,12 +2,10 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,27 +90,21 @@ func runProbe(args []string, out io.Writer) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long")
 	clientID := fs.String("client-id", "kwire-probe", "the request's client id")
 	all := fs.Bool("apis", false, "also print every API the node offers")
-	useTLS := fs.Bool("tls", false, "speak TLS to the node")
-	caFile := fs.String("tls-ca", "", "with -tls: trust the CA certificates in this PEM file rather than the system's")
-	insecure := fs.Bool("tls-insecure", false, "with -tls: do not verify the node's certificate")
+	var tlsFlags tlsClientFlags
+	tlsFlags.register(fs, "tls", "tls-", "the node")
+	tlsFlags.registerInsecure(fs, "the node")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
 	if *addr == "" || fs.NArg() > 0 {
 		return fmt.Errorf("probe: usage: kwire probe -b HOST:PORT [-tls [-tls-ca FILE | -tls-insecure]] [-timeout D] [-apis]")
 	}
-	var tlsConfig *tls.Config
-	if *useTLS {
-		var err error
-		if tlsConfig, err = probeTLS(*addr, *caFile, *insecure); err != nil {
-			return fmt.Errorf("probe: %w", err)
-		}
-	} else if *caFile != "" || *insecure {
-		return fmt.Errorf("probe: -tls-ca and -tls-insecure need -tls")
+	tlsConfig, err := tlsFlags.config()
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
 	}
 	dialer := &net.Dialer{Timeout: *timeout}
 	var conn net.Conn
-	var err error
 	if tlsConfig != nil {
 		conn, err = tls.DialWithDialer(dialer, "tcp", *addr, tlsConfig)
 	} else {
@@ -180,27 +172,6 @@ func runProbe(args []string, out io.Writer) error {
 		return w.Flush()
 	}
 	return nil
-}
-
-// probeTLS is the TLS setup of `kwire probe -tls`: the server name is the
-// address's host, the roots the system's or those of caFile.
-func probeTLS(addr, caFile string, insecure bool) (*tls.Config, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	cfg := &tls.Config{ServerName: host, InsecureSkipVerify: insecure, MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, err
-		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("-tls-ca %s: no PEM certificate in it", caFile)
-		}
-	}
-	return cfg, nil
 }
 
 // applyAsKafka makes the proxy offer what a Kafka release offers

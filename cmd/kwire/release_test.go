@@ -192,7 +192,9 @@ func TestProbeTLS(t *testing.T) {
 	require.NoError(t, run([]string{"probe", "-tls", "-tls-insecure", "-b", serve()}, &out))
 	assert.Contains(t, out.String(), "looks like Kafka 4.4 (KRaft broker)\n")
 	assert.ErrorContains(t, run([]string{"probe", "-tls", "-b", serve()}, &out), "certificate")
-	assert.ErrorContains(t, run([]string{"probe", "-tls-insecure", "-b", serve()}, &out), "need -tls")
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-tls-insecure", "-b", serve()}, &out), "-tls-insecure implies -tls, as -upstream-insecure does for the proxy")
+	assert.Contains(t, out.String(), "looks like Kafka 4.4 (KRaft broker)\n")
 }
 
 // TestProxyAsKafka: behind kwire proxy -as-kafka, a 4.4 cluster answers

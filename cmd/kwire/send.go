@@ -38,6 +38,7 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest response accepted (size prefix)")
 	var tlsFlags tlsClientFlags
 	tlsFlags.register(fs, "tls", "tls-", "the broker")
+	tlsFlags.registerInsecure(fs, "the broker")
 	var sasl saslFlags
 	sasl.register(fs)
 	if err := parseFlags(fs, args, out); err != nil {
