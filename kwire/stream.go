@@ -92,18 +92,23 @@ func (f *FrameReader) Next() ([]byte, error) {
 	return frame, nil
 }
 
-// shrinkAbove is the buffer size Shrink lets go of.
-const shrinkAbove = 64 << 10
+// ShrinkAbove is the buffer size Shrink lets go of.
+const ShrinkAbove = 64 << 10
 
-// Shrink lets go of a buffer that grew past 64 KiB for a large frame,
-// when no bytes of the next frame are held, so a connection idle after
-// one large frame holds nothing rather than the frame's size. Frames
-// returned earlier stay valid (they keep the old buffer alive).
+// Shrink lets go of a buffer that grew past ShrinkAbove for a large
+// frame, when no bytes of the next frame are held, so a connection idle
+// after one large frame holds nothing rather than the frame's size.
+// Frames returned earlier stay valid (they keep the old buffer alive).
+// Call it when the stream goes quiet, not after every frame: a stream of
+// large frames would grow the buffer again for each.
 func (f *FrameReader) Shrink() {
-	if f.start == f.end && len(f.buf) > shrinkAbove {
+	if f.start == f.end && len(f.buf) > ShrinkAbove {
 		f.buf, f.start, f.end = nil, 0, 0
 	}
 }
+
+// BufferSize is the size of the buffer the reader holds.
+func (f *FrameReader) BufferSize() int { return len(f.buf) }
 
 // Peek returns the first n bytes of the next frame, size prefix included
 // (the whole frame if it is shorter), without consuming it, so a broker

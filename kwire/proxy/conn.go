@@ -56,7 +56,8 @@ type conn struct {
 
 	wmu sync.Mutex // writes to the client, in order
 
-	clientToken atomic.Bool // the client's next frame is a raw SASL token
+	clientToken atomic.Bool     // the client's next frame is a raw SASL token
+	bufBytes    [2]atomic.Int64 // the read buffers' sizes, client side and upstream side
 	closeOnce   sync.Once
 }
 
@@ -88,8 +89,8 @@ func (c *conn) shut() {
 func (c *conn) drain() {
 	c.qmu.Lock()
 	c.draining = true
-	c.qmu.Unlock()
 	c.client.SetReadDeadline(time.Now())
+	c.qmu.Unlock()
 	c.maybeFinish()
 }
 
@@ -182,10 +183,29 @@ func (c *conn) requests() {
 	}()
 	cfg := &c.p.cfg
 	frames := kwire.NewFrameReader(&c.first, cfg.MaxFrame)
+	lastFrame := time.Now()
 	for {
+		// The read deadline is the idle timeout, or sooner the moment to
+		// give back a large frame's buffer if no frame follows.
+		var deadline time.Time
 		if cfg.IdleTimeout > 0 {
-			c.client.SetReadDeadline(time.Now().Add(cfg.IdleTimeout))
+			deadline = lastFrame.Add(cfg.IdleTimeout)
 		}
+		shrinking := frames.BufferSize() > kwire.ShrinkAbove
+		if shrinking {
+			if d := time.Now().Add(shrinkAfter); deadline.IsZero() || d.Before(deadline) {
+				deadline = d
+			}
+		}
+		c.qmu.Lock() // drain's deadline must not be overwritten
+		if c.draining {
+			c.qmu.Unlock()
+			return
+		}
+		if shrinking || cfg.IdleTimeout > 0 {
+			c.client.SetReadDeadline(deadline)
+		}
+		c.qmu.Unlock()
 		frame, err := frames.Next()
 		if err != nil {
 			c.qmu.Lock()
@@ -195,8 +215,18 @@ func (c *conn) requests() {
 				return // responses finish the connection
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
+				frames.Shrink()
+				c.bufBytes[0].Store(int64(frames.BufferSize()))
+				if cfg.IdleTimeout <= 0 {
+					c.client.SetReadDeadline(time.Time{})
+					continue
+				}
+				if time.Since(lastFrame) < cfg.IdleTimeout {
+					continue
+				}
 				if c.inFlight() > 0 {
-					continue // a long poll is not idleness
+					lastFrame = time.Now() // a long poll is not idleness
+					continue
 				}
 				c.closeWith(fmt.Sprintf("client idle for %v", cfg.IdleTimeout))
 				return
@@ -209,13 +239,18 @@ func (c *conn) requests() {
 			c.shut()
 			return
 		}
+		lastFrame = time.Now()
+		c.bufBytes[0].Store(int64(frames.BufferSize()))
 		if !c.request(frame) {
 			c.shut()
 			return
 		}
-		frames.Shrink()
 	}
 }
+
+// shrinkAfter is how long a connection is quiet before a buffer grown
+// for a large frame is given back.
+const shrinkAfter = time.Second
 
 // request handles one frame from the client; false ends the connection.
 func (c *conn) request(frame []byte) bool {
@@ -362,13 +397,28 @@ func (c *conn) responses() {
 	defer c.shut()
 	frames := kwire.NewFrameReader(c.upstream, c.p.cfg.MaxFrame)
 	var buf []byte
+	shrinking := false
 	for {
+		if big := frames.BufferSize() > kwire.ShrinkAbove; big || shrinking {
+			var deadline time.Time
+			if big {
+				deadline = time.Now().Add(shrinkAfter)
+			}
+			c.upstream.SetReadDeadline(deadline)
+			shrinking = big
+		}
 		frame, err := frames.Next()
+		if errors.Is(err, os.ErrDeadlineExceeded) && shrinking {
+			frames.Shrink()
+			c.bufBytes[1].Store(int64(frames.BufferSize()))
+			continue
+		}
 		frames.AllowEmpty = false
 		if err != nil {
 			c.ended("upstream", err)
 			return
 		}
+		c.bufBytes[1].Store(int64(frames.BufferSize()))
 		c.wmu.Lock()
 		pd := c.popUpstream()
 		out, rawNext, ok := c.response(frame, pd, &buf)
@@ -378,8 +428,7 @@ func (c *conn) responses() {
 			return
 		}
 		frames.AllowEmpty = rawNext
-		frames.Shrink()
-		if cap(buf) > 64<<10 {
+		if cap(buf) > kwire.ShrinkAbove {
 			buf = nil
 		}
 		c.qmu.Lock()

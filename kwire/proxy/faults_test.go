@@ -383,3 +383,36 @@ func TestAdvertiseAndPortRange(t *testing.T) {
 	got = brokers(&running{Proxy: q}, "127.0.0.2")
 	assert.Equal(t, "127.0.0.2", got[0].Host, "the address the client reached")
 }
+
+// TestBuffersShrinkWhenQuiet (defect 5): after a 4 MiB frame each way,
+// a quiet connection gives both read buffers back.
+func TestBuffersShrinkWhenQuiet(t *testing.T) {
+	up := startUpstream(t)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, io.Discard, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	big := make([]byte, 4+4<<20)
+	copy(big, []byte{0, 0x40, 0, 0, 0x03, 0xe7, 0, 1, 0, 0, 0, 1}) // key 999, correlation id 1
+	resp := make([]byte, 4+4<<20)
+	copy(resp, []byte{0, 0x40, 0, 0, 0, 0, 0, 1})
+	up.answers <- resp
+	_, err = c.Write(big)
+	require.NoError(t, err)
+	assert.Equal(t, len(resp), len(readFrame(t, c)))
+	p.mu.Lock()
+	var cn *conn
+	for k := range p.conns {
+		cn = k
+	}
+	p.mu.Unlock()
+	require.NotNil(t, cn)
+	for cn.bufBytes[0].Load() > kwire.ShrinkAbove || cn.bufBytes[1].Load() > kwire.ShrinkAbove {
+		yield()
+	}
+	// the connection still works
+	up.answers <- frameOf(kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 2))
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 2, nil)))
+	require.NoError(t, err)
+	readFrame(t, c)
+}
