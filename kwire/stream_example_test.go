@@ -39,20 +39,16 @@ func ExampleNewFrameReader() {
 		stream.Write(frame)
 	}
 	frames := kwire.NewFrameReader(&stream, 0)
-	for {
-		frame, err := frames.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			panic(err)
-		}
+	frame, err := frames.Next()
+	for ; err == nil; frame, err = frames.Next() {
 		_, _, corr, _ := kwire.PeekRequest(frame)
 		fmt.Println(corr, len(frame))
 	}
+	fmt.Println(err == io.EOF) // a clean end, between frames
 	// Output:
 	// 1 25
 	// 2 25
+	// true
 }
 
 // A broker reads the request header first and may refuse the request

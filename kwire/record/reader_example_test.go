@@ -14,20 +14,14 @@ func ExampleReader_Partial() {
 	two, _ := record.Build([]record.Record{{Value: []byte("cut")}}, record.WithBaseOffset(1))
 	fetched := append(append([]byte(nil), one...), two[:20]...)
 	r := record.NewReader(fetched)
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			panic(err)
-		}
+	b, err := r.Next()
+	for ; err == nil; b, err = r.Next() {
 		fmt.Println("batch at", b.BaseOffset)
 	}
-	fmt.Println(r.Partial(), r.Offset() == len(one))
+	fmt.Println(err == io.EOF, r.Partial(), r.Offset() == len(one))
 	// Output:
 	// batch at 0
-	// true true
+	// true true true
 }
 
 // Records materialises a batch's records; Iter walks them allocating
