@@ -7,14 +7,17 @@ import (
 
 	"github.com/kwirelabs/kwire/internal/sniff"
 	"github.com/kwirelabs/kwire/internal/sniff/capturetest"
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 // fuzzSeeds are small captures of every kind the tests make: several
 // connections, reordered and retransmitted segments, a SASL v0 login
-// with raw tokens, a capture starting mid-stream.
+// with raw tokens, a capture starting mid-stream. Small, so the fuzzer
+// runs and minimizes quickly.
 func fuzzSeeds(t testing.TB) [][]byte {
-	exs := someExchanges(t, 12)
+	exs := someExchanges(t, 4)
 	s := newSeen(t)
 	c := interleaved(t, exs, s)
 	mid := *c
@@ -22,7 +25,21 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	seq := capturetest.New()
 	k := seq.Dial("10.3.0.1:40000", "10.3.0.2:9092", true)
 	sequential(seq, k, exs, 9)
-	return [][]byte{c.Pcap(), c.Pcapng(), mid.Pcap(), seq.Pcap(), seq.Pcapng()}
+	sasl := capturetest.New()
+	k = sasl.Dial("10.3.0.3:40001", "10.3.0.2:9092", true)
+	hs, err := kwire.AppendRequest(nil, &messages.SaslHandshakeRequest{Mechanism: "PLAIN"}, 0, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hsr, err := kwire.AppendResponse(nil, &messages.SaslHandshakeResponse{Mechanisms: []string{"PLAIN"}}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Send(true, hs, 1460)
+	k.Send(false, hsr, 1460)
+	k.Send(true, []byte("\x00\x00\x00\x09\x00alice\x00pw"), 1460)
+	k.Send(false, []byte{0, 0, 0, 0}, 1460)
+	return [][]byte{c.Pcap(), c.Pcapng(), mid.Pcap(), seq.Pcap(), seq.Pcapng(), sasl.Pcap()}
 }
 
 // readAll reads a capture the way kwire sniff does, formatting every

@@ -384,3 +384,21 @@ func TestPcapngInterfaceIDOutOfRange(t *testing.T) {
 	_, err := sniff.Read(strings.NewReader(string(data)), sniff.Options{}, func(*sniff.Record) {})
 	assert.Error(t, err)
 }
+
+// TestTLSWithoutHandshake: a TLS connection whose start the capture
+// lacks is named from its record headers, not searched as Kafka.
+func TestTLSWithoutHandshake(t *testing.T) {
+	c := capturetest.New()
+	k := c.Dial("10.7.0.1:46000", "10.7.0.9:9093", false)
+	record := append([]byte{0x17, 0x03, 0x03, 0x01, 0x00}, make([]byte, 256)...)
+	k.Send(true, record, 1460)
+	k.Send(false, record, 1460)
+	var got []sniff.Record
+	stats, err := sniff.Read(strings.NewReader(string(c.Pcap())), sniff.Options{}, func(r *sniff.Record) { got = append(got, *r) })
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, sniff.Skip, got[0].Kind)
+	assert.Contains(t, got[0].Note, "TLS record on 10.7.0.1:46000 → :9093: encrypted, not decodable")
+	assert.EqualValues(t, 1, stats.TLS)
+	assert.Zero(t, stats.Connections)
+}
