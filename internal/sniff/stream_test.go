@@ -402,3 +402,28 @@ func TestTLSWithoutHandshake(t *testing.T) {
 	assert.EqualValues(t, 1, stats.TLS)
 	assert.Zero(t, stats.Connections)
 }
+
+// TestPortsNameTheBroker: with -port, a connection seen from its middle
+// takes the listed end as the broker's at once, and its traffic decodes
+// from the first whole request.
+func TestPortsNameTheBroker(t *testing.T) {
+	exs := someExchanges(t, 6)
+	c := capturetest.New()
+	k := c.Dial("10.8.0.1:47000", "10.8.0.9:19092", false)
+	k.Send(false, exs[0].resp[3:], 1460) // the tail of a response to a request before the capture
+	spans := sequential(c, k, exs[1:], 1460)
+	require.Len(t, spans, 5)
+	s := newSeen(t)
+	for _, ex := range exs[1:] {
+		s.sent[exKey("10.8.0.1:47000", ex.corr)] = ex
+	}
+	stats := read(t, c.Pcap(), sniff.Options{Ports: []uint16{19092}}, s)
+	s.checkAll()
+	require.Len(t, s.kinds[sniff.Open], 1)
+	assert.Equal(t, "10.8.0.1:47000", s.kinds[sniff.Open][0].Client)
+	assert.EqualValues(t, 5, stats.Paired)
+
+	// Listed ports leave other connections out.
+	stats = read(t, c.Pcap(), sniff.Options{Ports: []uint16{9092}}, newSeen(t))
+	assert.Zero(t, stats.Connections)
+}
