@@ -7,6 +7,7 @@
 // outage, as a restarted Kafka broker's does.
 //
 //	go run ./proxyfault -duration 60s -outage 5s -at 25s
+//	go run ./proxyfault -kwire /tmp/kwire-2bccccc   # the proxy as it was
 package main
 
 import (
@@ -36,16 +37,19 @@ func main() {
 	outage := flag.Duration("outage", 5*time.Second, "how long the broker is down")
 	at := flag.Duration("at", 25*time.Second, "when the outage starts")
 	rate := flag.Int("rate", 2000, "records per second per side")
+	bin := flag.String("kwire", "", "a kwire binary to run (default: build this tree's), to compare with an older one")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "proxyfault")
 	check(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "kwire")
-	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
-	build.Dir = ".." // run from interop/: the main module
-	build.Stderr = os.Stderr
-	check(build.Run())
+	if *bin == "" {
+		*bin = filepath.Join(dir, "kwire")
+		build := exec.Command("go", "build", "-o", *bin, "github.com/kwirelabs/kwire/cmd/kwire")
+		build.Dir = ".." // run from interop/: the main module
+		build.Stderr = os.Stderr
+		check(build.Run())
+	}
 
 	gate := &gateListener{}
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "direct", "proxy"),
@@ -54,7 +58,7 @@ func main() {
 	defer cluster.Close()
 	broker := cluster.ListenAddrs()[0]
 
-	proxy := exec.Command(bin, "proxy", "-listen", "127.0.0.1:0", "-upstream", broker, "-log", filepath.Join(dir, "proxy.log"))
+	proxy := exec.Command(*bin, "proxy", "-listen", "127.0.0.1:0", "-upstream", broker, "-log", filepath.Join(dir, "proxy.log"))
 	errs, err := proxy.StderrPipe()
 	check(err)
 	check(proxy.Start())
