@@ -175,6 +175,9 @@ func (p nullableForm) read(r *jsonReader, f *kwire.Field, v reflect.Value, t jso
 		v.SetZero()
 		return nil
 	}
+	if err := r.charge(1, v.Type().Elem().Size()); err != nil {
+		return err
+	}
 	e := reflect.New(v.Type().Elem())
 	if err := p.elem.read(r, f, e.Elem(), t); err != nil {
 		return err
@@ -271,6 +274,9 @@ func (structForm) read(r *jsonReader, f *kwire.Field, v reflect.Value, t json.To
 		return r.mismatch("an object", t)
 	}
 	if v.Kind() == reflect.Pointer {
+		if err := r.charge(1, v.Type().Elem().Size()); err != nil {
+			return err
+		}
 		p := reflect.New(v.Type().Elem())
 		setDefault(p.Elem())
 		v.Set(p)
@@ -309,22 +315,20 @@ func (arrayForm) read(r *jsonReader, f *kwire.Field, v reflect.Value, t json.Tok
 		return r.mismatch("an array", t)
 	}
 	elem := formOf(f.Elem)
-	// s grows by doubling, its whole capacity in use as elements; n are read.
-	s, n := reflect.MakeSlice(v.Type(), 0, 0), 0
-	err := r.array(func(i int, t json.Token) error {
-		if i == s.Len() {
-			grown := reflect.MakeSlice(v.Type(), 2*s.Len()+4, 2*s.Len()+4)
-			reflect.Copy(grown, s)
-			s = grown
-		}
-		n = i + 1
+	n, err := r.sized(v.Type().Elem().Size())
+	if err != nil {
+		return err
+	}
+	s, read := reflect.MakeSlice(v.Type(), n, n), 0
+	err = r.array(n, func(i int, t json.Token) error {
+		read = i + 1
 		e := s.Index(i)
 		if e.Kind() == reflect.Struct {
 			setDefault(e)
 		}
 		return elem.read(r, f.Elem, e, t)
 	})
-	v.Set(s.Slice(0, n))
+	v.Set(s.Slice(0, read))
 	return err
 }
 
@@ -351,8 +355,12 @@ func (unknownTagsForm) read(r *jsonReader, _ *kwire.Field, v reflect.Value, t js
 	if t != json.Delim('[') {
 		return r.mismatch("an array of {\"Tag\",\"Data\"}", t)
 	}
-	var fields []kwire.TaggedField
-	err := r.array(func(_ int, t json.Token) error {
+	n, err := r.sized(reflect.TypeOf(kwire.TaggedField{}).Size())
+	if err != nil {
+		return err
+	}
+	fields := make([]kwire.TaggedField, 0, n)
+	err = r.array(n, func(_ int, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch(`{"Tag":N,"Data":"base64"}`, t)
 		}

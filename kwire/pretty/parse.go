@@ -40,11 +40,18 @@ var (
 // empty; nor can a full form marked Partial or Error.
 //
 // A key the struct does not have, or has only in other versions, is an
-// error, as is a key given twice. Errors are *kwire.Error values (Op
-// "parse json") naming the field's path and the byte offset in data, and
-// wrapping ErrJSONSyntax, ErrUnknownField, ErrJSONValue,
-// kwire.ErrFieldNotInVersion, kwire.ErrValueOutOfRange or
-// kwire.ErrNullNotAllowed.
+// error, as is a key given twice.
+//
+// Memory is bounded by the size of data: arrays, records and the values
+// behind pointers may take at most 16 times len(data) plus 1 MiB, and
+// JSON that would need more (a million "{}" for 352-byte structs) fails
+// with kwire.ErrTooLarge before it is allocated. JSON writes every
+// field's name, which takes more bytes than the Go value of most fields.
+//
+// Errors are *kwire.Error values (Op "parse json") naming the field's
+// path and the byte offset in data, and wrapping ErrJSONSyntax, ErrUnknownField, ErrJSONValue,
+// kwire.ErrFieldNotInVersion, kwire.ErrValueOutOfRange,
+// kwire.ErrNullNotAllowed or kwire.ErrTooLarge.
 func ParseJSON(data []byte, msg any, version int16) error {
 	s, err := kwire.SchemaOf(msg, version)
 	if err != nil {
@@ -55,7 +62,8 @@ func ParseJSON(data []byte, msg any, version int16) error {
 		return &kwire.Error{Op: "parse json", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: kwire.ErrNotAMessage,
 			Detail: "need a non-nil pointer to a struct"}
 	}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().Elem().String()}
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().Elem().String(),
+		budget: allocPerByte*uint64(len(data)) + allocSlack}
 	r.dec.UseNumber()
 	setDefault(rv.Elem())
 	r.mark("")
@@ -85,15 +93,85 @@ func setDefault(v reflect.Value) {
 	v.SetZero()
 }
 
+// ParseJSON's allocation budget: two bytes of JSON ("{}") can stand for
+// a 352-byte struct, so without it memory would follow the schema's
+// sizes rather than the bytes present.
+const (
+	allocPerByte = 16
+	allocSlack   = 1 << 20
+)
+
 // jsonReader reads JSON tokens, keeping the path of the value being read
 // for errors.
 type jsonReader struct {
-	data []byte
-	dec  *json.Decoder
-	typ  string     // the message's Go type
-	path []pathStep // outermost first
-	at   int        // where the value being read starts, for errors
-	key  int        // where the key of the member being read starts
+	data   []byte
+	dec    *json.Decoder
+	typ    string     // the message's Go type
+	path   []pathStep // outermost first
+	at     int        // where the value being read starts, for errors
+	key    int        // where the key of the member being read starts
+	budget uint64     // the bytes arrays and pointers may still take
+}
+
+// charge takes n values of size bytes from the budget, before they are
+// allocated.
+func (r *jsonReader) charge(n int, size uintptr) error {
+	need := uint64(n) * uint64(size) // n is at most len(data)
+	if need > r.budget {
+		return r.fail(kwire.ErrTooLarge, "%d values of %d bytes each: past what %d bytes of JSON may allocate (%d bytes a byte, and 1 MiB)",
+			n, size, len(r.data), allocPerByte)
+	}
+	r.budget -= need
+	return nil
+}
+
+// elements counts the elements of the array whose '[' was just read, from
+// the bytes, so that the array is allocated once at its size (and charged
+// before). In JSON that does not parse the count may be too high, never
+// too low before the decoder's error.
+func (r *jsonReader) elements() int {
+	depth, commas, empty, inString := 0, 0, true, false
+	for i := int(r.dec.InputOffset()); i < len(r.data); i++ {
+		c := r.data[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				if empty {
+					return 0
+				}
+				return commas + 1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				commas++
+			}
+		}
+		empty = false
+	}
+	return commas + 1
+}
+
+// sized counts the elements of the array whose '[' was just read and
+// charges them at size bytes each.
+func (r *jsonReader) sized(size uintptr) (int, error) {
+	n := r.elements()
+	return n, r.charge(n, size)
 }
 
 // next is the next token; a syntax error or the end of the data is an
@@ -221,8 +299,10 @@ func (r *jsonReader) fields(fn func(key string, t json.Token) error) error {
 	}
 }
 
-// array reads an array's elements, after its '['.
-func (r *jsonReader) array(fn func(i int, t json.Token) error) error {
+// array reads an array's elements, after its '[': at most n of them
+// (the count sized gave, which only JSON that does not parse can pass),
+// or any number where n < 0.
+func (r *jsonReader) array(n int, fn func(i int, t json.Token) error) error {
 	for i := 0; ; i++ {
 		r.mark(",")
 		t, err := r.next()
@@ -233,6 +313,9 @@ func (r *jsonReader) array(fn func(i int, t json.Token) error) error {
 			return nil
 		}
 		r.path = append(r.path, pathStep{index: i})
+		if i == n {
+			return r.fail(ErrJSONSyntax, "more elements than the array holds")
+		}
 		if err := fn(i, t); err != nil {
 			return err
 		}

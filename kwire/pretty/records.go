@@ -175,7 +175,7 @@ func (r *jsonReader) recordSet() ([]byte, error) {
 				return r.mismatch("an array of batches", t)
 			}
 			full = true
-			return r.array(func(_ int, t json.Token) error {
+			return r.array(-1, func(_ int, t json.Token) error {
 				if t != json.Delim('{') {
 					return r.mismatch("a batch object", t)
 				}
@@ -511,6 +511,9 @@ func appendRecord(dst []byte, rec *jsonRecord) []byte {
 	return append(dst, '}')
 }
 
+// recordSize is what one record read takes.
+var recordSize = reflect.TypeOf(record.Record{}).Size() + reflect.TypeOf(recordMeta{}).Size()
+
 // batchRecords reads a batch's Records array.
 func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 	if t != json.Delim('[') {
@@ -520,19 +523,15 @@ func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 	for i, m := range recordMembers {
 		known[i] = m.name
 	}
-	return r.array(func(i int, t json.Token) error {
+	n, err := r.sized(recordSize)
+	if err != nil {
+		return err
+	}
+	d.records, d.meta = make([]record.Record, n), make([]recordMeta, n)
+	return r.array(n, func(i int, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch("a record object", t)
 		}
-		// Grown by doubling, which allocates at most twice the final size
-		// in all, where append's gentler growth of large slices allocates
-		// several times it.
-		if len(d.records) == cap(d.records) {
-			d.records = append(make([]record.Record, 0, 2*cap(d.records)+4), d.records...)
-			d.meta = append(make([]recordMeta, 0, cap(d.records)), d.meta...)
-		}
-		d.records = append(d.records, record.Record{})
-		d.meta = append(d.meta, recordMeta{})
 		rec := &jsonRecord{&d.records[i], &d.meta[i]}
 		return r.fields(func(key string, t json.Token) error {
 			for _, m := range recordMembers {
@@ -564,7 +563,12 @@ func (r *jsonReader) headers(rec *jsonRecord, t json.Token) error {
 	if t != json.Delim('[') {
 		return r.mismatch("an array of headers", t)
 	}
-	return r.array(func(_ int, t json.Token) error {
+	n, err := r.sized(reflect.TypeOf(record.Header{}).Size())
+	if err != nil {
+		return err
+	}
+	rec.Headers = make([]record.Header, 0, n)
+	return r.array(n, func(_ int, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch(`a header {"Key","Value"}`, t)
 		}
