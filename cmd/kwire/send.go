@@ -109,7 +109,10 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	}
 	answer, err := kwire.NewFrameReader(conn, *maxFrame).Next()
 	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return fmt.Errorf("send: %s closed the connection in the middle of its %s v%d response", *addr, m.api.api.Name, m.version)
+		case errors.Is(err, io.EOF):
 			return fmt.Errorf("send: %s closed the connection without answering %s v%d", *addr, m.api.api.Name, m.version)
 		}
 		return fmt.Errorf("send: reading the response: %w", err)

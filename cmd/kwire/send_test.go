@@ -288,3 +288,42 @@ func TestSendWithTLS(t *testing.T) {
 	err = runSend([]string{"-b", addr, "-k", "3", "-v", "9", "-tls-ca", caFile}, strings.NewReader(metadata), &out)
 	assert.Error(t, err)
 }
+
+// A broker's answer that is not a response of the request's API and
+// correlation id is an error saying what came, whatever the bytes.
+func TestSendHostileResponses(t *testing.T) {
+	request := `{"Topics":[{"Name":"orders"}]}`
+	goodBody, err := kwire.AppendResponse(nil, messages.NewMetadataResponse(), 1, 99)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		answer []byte
+		want   string
+	}{
+		{"cut mid-frame", []byte{0, 0, 3, 232, 0, 0, 0, 1, 0, 0}, "closed the connection in the middle of its Metadata v1 response"},
+		{"size past -max-frame", []byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1}, "frame larger than the limit: size prefix 2147483647, limit 65536"},
+		{"negative size", []byte{0xff, 0xff, 0xff, 0xfb}, "invalid length"},
+		{"array longer than the frame", []byte{0, 0, 0, 12, 0, 0, 0, 1, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0}, "MetadataResponse.Brokers at offset 8: invalid length"},
+		{"another correlation id", goodBody, "the response has correlation id 99, the request 1"},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			if _, err := kwire.NewFrameReader(conn, 0).Next(); err == nil {
+				_, _ = conn.Write(tc.answer)
+			}
+		}()
+		var out bytes.Buffer
+		err = runSend([]string{"-b", ln.Addr().String(), "-k", "Metadata", "-v", "1", "-max-frame", "65536"}, strings.NewReader(request), &out)
+		ln.Close()
+		if assert.Error(t, err, tc.name) {
+			assert.Contains(t, err.Error(), tc.want, tc.name)
+		}
+		assert.Empty(t, out.String(), tc.name)
+	}
+}

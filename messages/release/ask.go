@@ -19,6 +19,10 @@ var ErrNoApiVersions = errors.New("the node closed the connection on ApiVersions
 // errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
 const errUnsupportedVersion = 35
 
+// maxAnswer bounds an ApiVersions answer: a broker's is well under 1 KiB,
+// so a size prefix past 1 MiB is not one.
+const maxAnswer = 1 << 20
+
 // Ask sends ApiVersions on conn, a connection to a Kafka node (deadlines
 // are the caller's), and returns the answer and the version it was read
 // at. It asks first at the newest version kwire speaks; answered
@@ -32,7 +36,7 @@ func Ask(conn io.ReadWriter, clientID string) (*messages.ApiVersionsResponse, in
 		return nil, 0, errors.New("release: package messages has no ApiVersions")
 	}
 	version := api.MaxStable()
-	frames := kwire.NewFrameReader(conn, 0)
+	frames := kwire.NewFrameReader(conn, maxAnswer)
 	for attempt := int32(1); ; attempt++ {
 		req := messages.NewApiVersionsRequest()
 		req.ClientSoftwareName = clientID
@@ -46,7 +50,9 @@ func Ask(conn io.ReadWriter, clientID string) (*messages.ApiVersionsResponse, in
 		}
 		answer, err := frames.Next()
 		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, 0, fmt.Errorf("release: the node closed the connection in the middle of its ApiVersions v%d answer", version)
+		case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 			// A broker that knows ApiVersions answers any version of it.
 			return nil, 0, fmt.Errorf("release: ApiVersions v%d: %w", version, ErrNoApiVersions)
 		case err != nil:

@@ -121,3 +121,32 @@ func TestAskAndGuess(t *testing.T) {
 		assert.Equal(t, []int16{kwireMax}, asked)
 	})
 }
+
+// A node that answers with something other than an ApiVersions answer
+// gets an error that says what it sent, not a guess at its age.
+func TestAskHostileAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer []byte
+		want   string
+	}{
+		{"cut mid-frame", []byte{0, 0, 3, 232, 0, 0, 0, 1, 0, 0}, "in the middle of its ApiVersions"},
+		{"size past 1 MiB", []byte{0, 0x10, 0, 1, 0, 0, 0, 1}, "frame larger than the limit"},
+		{"negative size", []byte{0xff, 0xff, 0xff, 0xfb}, "invalid length"},
+		{"truncated body", []byte{0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0}, "ApiVersions v"},
+	} {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			if _, err := kwire.NewFrameReader(server, 0).Next(); err == nil {
+				_, _ = server.Write(tc.answer)
+			}
+		}()
+		_, _, err := Ask(client, "kwire-test")
+		client.Close()
+		if assert.Error(t, err, tc.name) {
+			assert.Contains(t, err.Error(), tc.want, tc.name)
+			assert.NotErrorIs(t, err, ErrNoApiVersions, tc.name)
+		}
+	}
+}
