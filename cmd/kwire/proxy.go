@@ -131,6 +131,30 @@ func parsePortRange(s string) (proxy.PortRange, error) {
 	return proxy.PortRange{First: first, Last: last}, nil
 }
 
+// filters are the policy filters the flags ask for: the audit first, so
+// it records requests the others refuse. The returned func closes the
+// audit file.
+func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
+	var fl []proxy.Filter
+	closeAudit := func() {}
+	if f.Audit != "" {
+		// the audit names clients and principals: readable by its owner only
+		file, err := os.OpenFile(f.Audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-audit: %v", err)
+		}
+		closeAudit = func() { file.Close() }
+		fl = append(fl, filters.NewAudit(file))
+	}
+	if len(f.DenyTopics) > 0 {
+		fl = append(fl, filters.NewDenyTopics(f.DenyTopics...))
+	}
+	if f.RequireKeys {
+		fl = append(fl, filters.RequireKeys{})
+	}
+	return fl, closeAudit, nil
+}
+
 // runProxy relays Kafka connections to an upstream cluster and logs every
 // request and response, decoded: a command-line face on kwire/proxy.
 func runProxy(args []string, out io.Writer) error {
@@ -168,20 +192,12 @@ func runProxy(args []string, out io.Writer) error {
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
-	if f.Audit != "" {
-		file, err := os.OpenFile(f.Audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("proxy: -audit: %v", err)
-		}
-		defer file.Close()
-		cfg.Filters = append(cfg.Filters, filters.NewAudit(file))
+	fl, closeFilters, err := f.filters()
+	if err != nil {
+		return fmt.Errorf("proxy: %v", err)
 	}
-	if len(f.DenyTopics) > 0 {
-		cfg.Filters = append(cfg.Filters, filters.NewDenyTopics(f.DenyTopics...))
-	}
-	if f.RequireKeys {
-		cfg.Filters = append(cfg.Filters, filters.RequireKeys{})
-	}
+	defer closeFilters()
+	cfg.Filters = fl
 	var metrics *proxyMetrics
 	if f.Metrics != "" {
 		metrics = newProxyMetrics()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/kwire/proxy/filters"
 )
 
 // readmeProxyYAML is the README's full -config example.
@@ -80,4 +82,28 @@ func TestProxyConfigErrors(t *testing.T) {
 		require.Error(t, err, tc.yaml)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// TestProxyPolicyFlags: -audit, -deny-topic and -require-keys become the
+// filters, audit first; the audit file is created 0600.
+func TestProxyPolicyFlags(t *testing.T) {
+	fs, f := proxyFlagSet()
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	require.NoError(t, fs.Parse([]string{"-audit", audit, "-deny-topic", "a", "-deny-topic", "b", "-require-keys"}))
+	fl, closeAudit, err := f.filters()
+	require.NoError(t, err)
+	defer closeAudit()
+	require.Len(t, fl, 3)
+	assert.IsType(t, &filters.Audit{}, fl[0])
+	assert.IsType(t, &filters.DenyTopics{}, fl[1])
+	assert.IsType(t, filters.RequireKeys{}, fl[2])
+	st, err := os.Stat(audit)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+
+	fs, f = proxyFlagSet()
+	require.NoError(t, fs.Parse(nil))
+	fl, _, err = f.filters()
+	require.NoError(t, err)
+	assert.Empty(t, fl)
 }

@@ -27,8 +27,9 @@ type Proxy struct {
 	listeners []net.Listener // bootstrap first
 	conns     map[*conn]struct{}
 	nconn     int
-	nextPort  int // in BrokerPorts
-	capNoted  bool
+	nextPort  int  // in BrokerPorts
+	capNoted  bool // the MaxBrokers notice was given
+	connsFull bool // the MaxConns notice was given, and no connection has ended since
 	closing   bool
 	wg        sync.WaitGroup // accept loops and connections
 }
@@ -228,7 +229,8 @@ func (p *Proxy) takeSlot() bool {
 	default:
 	}
 	p.mu.Lock()
-	if !p.capNoted {
+	if !p.connsFull {
+		p.connsFull = true
 		p.cfg.Notice(fmt.Sprintf("%d connections open (the -max-conns cap); new clients wait", p.cfg.MaxConns))
 	}
 	p.mu.Unlock()
@@ -243,6 +245,9 @@ func (p *Proxy) takeSlot() bool {
 func (p *Proxy) freeSlot() {
 	if p.slots != nil {
 		<-p.slots
+		p.mu.Lock()
+		p.connsFull = false
+		p.mu.Unlock()
 	}
 }
 
