@@ -135,6 +135,15 @@ func ByName(name string) (Release, error) {
 	}
 	version, err := parseVersion(s)
 	if err != nil {
+		var series []string // "0.8" names the releases 0.8.0, 0.8.1, 0.8.2
+		for _, r := range load() {
+			if strings.HasPrefix(r.Version, strings.TrimPrefix(s, "v")+".") && !slices.Contains(series, r.Version) {
+				series = append(series, r.Version)
+			}
+		}
+		if len(series) > 0 {
+			return Release{}, fmt.Errorf("release: %q: %v: one of %s", name, err, strings.Join(series, ", "))
+		}
 		return Release{}, fmt.Errorf("release: %q: %v", name, err)
 	}
 	if role == 0 {
@@ -169,8 +178,10 @@ func parseVersion(s string) (string, error) {
 		want = 3
 	}
 	switch {
+	case len(parts) < want && want == 3:
+		return "", fmt.Errorf("a Kafka version before 1.0 has 3 numbers (like 0.10.2)")
 	case len(parts) < want:
-		return "", fmt.Errorf("a Kafka version needs %d numbers (like 3.7 or 0.10.2)", want)
+		return "", fmt.Errorf("a Kafka version from 1.0 has 2 numbers (like 3.7)")
 	case len(parts) > want+1:
 		return "", fmt.Errorf("too many numbers for a Kafka version")
 	}

@@ -47,8 +47,9 @@ func TestByName(t *testing.T) {
 	}
 	for in, msg := range map[string]string{
 		"":           "not a Kafka version",
-		"3":          "needs 2 numbers",
-		"0.10":       "needs 3 numbers",
+		"3":          "from 1.0 has 2 numbers (like 3.7)",
+		"0.10":       "before 1.0 has 3 numbers (like 0.10.2): one of 0.10.0, 0.10.1, 0.10.2",
+		"v0.8":       "one of 0.8.0, 0.8.1, 0.8.2",
 		"3.7.0.1":    "too many numbers",
 		"0.10.2.0.1": "too many numbers",
 		"3.x":        "not a Kafka version",
