@@ -184,6 +184,7 @@ func (c *conn) requests() {
 	cfg := &c.p.cfg
 	frames := kwire.NewFrameReader(&c.first, cfg.MaxFrame)
 	lastFrame := time.Now()
+	armed := false // a read deadline is set
 	for {
 		// The read deadline is the idle timeout, or sooner the moment to
 		// give back a large frame's buffer if no frame follows.
@@ -202,8 +203,9 @@ func (c *conn) requests() {
 			c.qmu.Unlock()
 			return
 		}
-		if shrinking || cfg.IdleTimeout > 0 {
-			c.client.SetReadDeadline(deadline)
+		if need := shrinking || cfg.IdleTimeout > 0; need || armed {
+			c.client.SetReadDeadline(deadline) // zero: none
+			armed = need
 		}
 		c.qmu.Unlock()
 		frame, err := frames.Next()
@@ -217,11 +219,7 @@ func (c *conn) requests() {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				frames.Shrink()
 				c.bufBytes[0].Store(int64(frames.BufferSize()))
-				if cfg.IdleTimeout <= 0 {
-					c.client.SetReadDeadline(time.Time{})
-					continue
-				}
-				if time.Since(lastFrame) < cfg.IdleTimeout {
+				if cfg.IdleTimeout <= 0 || time.Since(lastFrame) < cfg.IdleTimeout {
 					continue
 				}
 				if c.inFlight() > 0 {

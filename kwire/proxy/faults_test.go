@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -366,11 +367,25 @@ func TestAdvertiseAndPortRange(t *testing.T) {
 		return body.(*messages.MetadataResponse).Brokers
 	}
 
+	held, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(first+1))) // taken: skipped
+	if err == nil {
+		defer held.Close()
+	}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Advertise: "kafka.example.com",
-		BrokerPorts: PortRange{First: first, Last: first + 1}}, io.Discard, trafficlog.Options{})
+		BrokerPorts: PortRange{First: first, Last: first + 20}}, io.Discard, trafficlog.Options{})
 	got := brokers(p, "127.0.0.1")
-	assert.Equal(t, []messages.MetadataResponseBroker{{NodeID: 1, Host: "kafka.example.com", Port: int32(first)},
-		{NodeID: 2, Host: "kafka.example.com", Port: int32(first + 1)}}, got)
+	require.Len(t, got, 2)
+	for i, b := range got {
+		assert.Equal(t, "kafka.example.com", b.Host)
+		assert.GreaterOrEqual(t, int(b.Port), first)
+		assert.LessOrEqual(t, int(b.Port), first+20)
+		if i > 0 {
+			assert.Greater(t, b.Port, got[i-1].Port, "ports in order")
+		}
+		if held != nil {
+			assert.NotEqual(t, first+1, int(b.Port), "a port in use is skipped")
+		}
+	}
 	require.NoError(t, p.close())
 
 	ln, err := net.Listen("tcp", "0.0.0.0:0")

@@ -127,25 +127,40 @@ func (p *Proxy) localPort(upstream string) (int, error) {
 		}
 		return 0, fmt.Errorf("%w (%d): %s left as is", errBrokerCap, p.cfg.MaxBrokers, upstream)
 	}
-	port := 0
-	if r := p.cfg.BrokerPorts; r.First > 0 {
-		if p.nextPort > r.Last {
-			return 0, fmt.Errorf("%w: ports %d-%d all taken: %s left as is", errBrokerCap, r.First, r.Last, upstream)
-		}
-		port = p.nextPort
-		p.nextPort++
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(p.host, strconv.Itoa(port)))
+	ln, err := p.listenBroker()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%w: %s left as is", err, upstream)
 	}
-	port = ln.Addr().(*net.TCPAddr).Port
+	port := ln.Addr().(*net.TCPAddr).Port
 	p.local[upstream] = port
 	p.listeners = append(p.listeners, ln)
 	p.wg.Add(1)
 	p.cfg.Notice(fmt.Sprintf("%s -> %s", ln.Addr(), upstream))
 	go p.accept(ln, upstream)
 	return port, nil
+}
+
+// listenBroker opens a broker listener: on the next free port of
+// BrokerPorts (a port something else holds is skipped), or any port.
+// The caller holds p.mu.
+func (p *Proxy) listenBroker() (net.Listener, error) {
+	r := p.cfg.BrokerPorts
+	if r.First <= 0 {
+		return net.Listen("tcp", net.JoinHostPort(p.host, "0"))
+	}
+	var last error
+	for ; p.nextPort <= r.Last; p.nextPort++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort(p.host, strconv.Itoa(p.nextPort)))
+		if err == nil {
+			p.nextPort++
+			return ln, nil
+		}
+		last = err
+	}
+	if last != nil {
+		return nil, fmt.Errorf("%w: no free port left in %d-%d (last: %v)", errBrokerCap, r.First, r.Last, last)
+	}
+	return nil, fmt.Errorf("%w: ports %d-%d all taken", errBrokerCap, r.First, r.Last)
 }
 
 // BrokerListeners is the number of broker listeners open, bootstrap not
