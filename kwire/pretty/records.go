@@ -241,14 +241,57 @@ type batchDraft struct {
 	given                                 map[string]bool
 }
 
-// batchMember is one key of a batch object; batchMembers is the one
-// definition of a batch's JSON, in the order JSON writes it.
-type batchMember struct {
+// objectMember is one key of an object whose JSON a table of members
+// defines, in the order JSON writes them: written from a W, read into an
+// R. batchMembers and recordMembers are such tables.
+type objectMember[W, R any] struct {
 	name  string
-	omit  func(b *record.Batch) bool // nil: always written
-	write func(dst []byte, b *record.Batch) []byte
-	read  func(r *jsonReader, d *batchDraft, t json.Token) error
+	omit  func(v W) bool               // nil: always written
+	write func(dst []byte, v W) []byte // nil: the caller writes it, last
+	read  func(r *jsonReader, v R, t json.Token) error
 }
+
+// appendMembers writes '{' and the members of v the table writes; the
+// caller closes the object.
+func appendMembers[W, R any](dst []byte, ms []objectMember[W, R], v W) []byte {
+	dst = append(dst, '{')
+	first := true
+	for _, m := range ms {
+		if m.write == nil || (m.omit != nil && m.omit(v)) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendString(dst, m.name)
+		dst = append(dst, ':')
+		dst = m.write(dst, v)
+	}
+	return dst
+}
+
+// readMembers reads an object's members, after its '{', into v, noting
+// the keys given in given (when not nil).
+func readMembers[W, R any](r *jsonReader, ms []objectMember[W, R], v R, given map[string]bool) error {
+	return r.fields(func(key string, t json.Token) error {
+		for _, m := range ms {
+			if m.name == key {
+				if given != nil {
+					given[key] = true
+				}
+				return m.read(r, v, t)
+			}
+		}
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = m.name
+		}
+		return r.unknownKey(key, strings.Join(names, ", "))
+	})
+}
+
+type batchMember = objectMember[*record.Batch, *batchDraft]
 
 func intMember[T int8 | int16 | int32 | int64 | uint32](name string, bits int, field func(b *record.Batch) *T) batchMember {
 	return batchMember{name: name,
@@ -335,18 +378,7 @@ func init() {
 // appendBatch writes a batch's header and records; an error in the
 // records ends the list and is returned for the set's Error.
 func appendBatch(dst []byte, b *record.Batch) ([]byte, error) {
-	dst = append(dst, '{')
-	for i, m := range batchMembers {
-		if m.write == nil || (m.omit != nil && m.omit(b)) {
-			continue
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, m.name)
-		dst = append(dst, ':')
-		dst = m.write(dst, b)
-	}
+	dst = appendMembers(dst, batchMembers, b)
 	dst = append(dst, `,"Records":[`...)
 	it := b.Iter()
 	for n := 0; it.Next(); n++ {
@@ -363,20 +395,7 @@ func appendBatch(dst []byte, b *record.Batch) ([]byte, error) {
 func (r *jsonReader) batch(dst []byte) ([]byte, error) {
 	d := batchDraft{given: map[string]bool{}}
 	start := r.at
-	known := make([]string, len(batchMembers))
-	for i, m := range batchMembers {
-		known[i] = m.name
-	}
-	err := r.fields(func(key string, t json.Token) error {
-		for _, m := range batchMembers {
-			if m.name == key {
-				d.given[key] = true
-				return m.read(r, &d, t)
-			}
-		}
-		return r.unknownKey(key, strings.Join(known, ", "))
-	})
-	if err != nil {
+	if err := readMembers(r, batchMembers, &d, d.given); err != nil {
 		return dst, err
 	}
 	d.fillDerived()
@@ -452,14 +471,7 @@ type recordMeta struct {
 	offsetGiven, storedGiven bool
 }
 
-// recordMember is one key of a record object; recordMembers is the one
-// definition of a record's JSON, in the order JSON writes it.
-type recordMember struct {
-	name  string
-	omit  func(rec *jsonRecord) bool // nil: always written
-	write func(dst []byte, rec *jsonRecord) []byte
-	read  func(r *jsonReader, rec *jsonRecord, t json.Token) error
-}
+type recordMember = objectMember[*jsonRecord, *jsonRecord]
 
 var recordMembers = []recordMember{
 	{name: "Offset", write: func(dst []byte, rec *jsonRecord) []byte { return appendInt(dst, rec.Offset) },
@@ -496,19 +508,7 @@ var recordMembers = []recordMember{
 }
 
 func appendRecord(dst []byte, rec *jsonRecord) []byte {
-	dst = append(dst, '{')
-	for i, m := range recordMembers {
-		if m.omit != nil && m.omit(rec) {
-			continue
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, m.name)
-		dst = append(dst, ':')
-		dst = m.write(dst, rec)
-	}
-	return append(dst, '}')
+	return append(appendMembers(dst, recordMembers, rec), '}')
 }
 
 // recordSize is what one record read takes.
@@ -519,10 +519,6 @@ func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 	if t != json.Delim('[') {
 		return r.mismatch("an array of records", t)
 	}
-	known := make([]string, len(recordMembers))
-	for i, m := range recordMembers {
-		known[i] = m.name
-	}
 	n, err := r.sized(recordSize)
 	if err != nil {
 		return err
@@ -532,15 +528,7 @@ func (r *jsonReader) batchRecords(d *batchDraft, t json.Token) error {
 		if t != json.Delim('{') {
 			return r.mismatch("a record object", t)
 		}
-		rec := &jsonRecord{&d.records[i], &d.meta[i]}
-		return r.fields(func(key string, t json.Token) error {
-			for _, m := range recordMembers {
-				if m.name == key {
-					return m.read(r, rec, t)
-				}
-			}
-			return r.unknownKey(key, strings.Join(known, ", "))
-		})
+		return readMembers(r, recordMembers, &jsonRecord{&d.records[i], &d.meta[i]}, nil)
 	})
 }
 
