@@ -189,6 +189,11 @@ func checkLog(t *testing.T, lines []logLine) map[string]int {
 			byAPI[l.Dir+": raw SASL token"]++
 			continue
 		}
+		if l.Dir == "open" {
+			require.Regexp(t, `^from 127\.0\.0\.1:\d+ to \S+`, l.Note, "%s", l.raw)
+			byAPI["open"]++
+			continue
+		}
 		require.Empty(t, l.Undecodable, "undecodable: %s", l.raw)
 		require.Contains(t, []string{"request", "response"}, l.Dir, "%s", l.raw)
 		require.NotNil(t, l.Key, "%s", l.raw)

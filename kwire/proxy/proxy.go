@@ -310,6 +310,11 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 		client.Close()
 		return
 	}
+	open := "from " + info.ClientAddr.String() + " to " + upstream
+	if info.TLS != nil {
+		open += " over " + tls.VersionName(info.TLS.Version)
+	}
+	p.event(info, trafficlog.Open, open)
 	cn := newConn(p, info, client, up)
 	p.mu.Lock()
 	if p.closing {

@@ -232,7 +232,9 @@ func TestProxyRelays(t *testing.T) {
 	text := log.String()
 	t.Logf("the log:\n%s", text)
 	lines := strings.Split(strings.TrimSpace(text), "\n")
-	require.Len(t, lines, 10, text)
+	require.Len(t, lines, 11, text)
+	assert.Regexp(t, ` #1 open     \| from 127\.0\.0\.1:\d+ to 127\.0\.0\.1:\d+$`, lines[0])
+	lines = lines[1:]
 	for i, want := range []string{
 		`request  ApiVersions v3 corr=1 client="proxy-test" | ApiVersionsRequest v3`,
 		`response ApiVersions v3 corr=1 client="proxy-test"`,
