@@ -18,8 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kwirelabs/kwire/internal/secrettest"
 	"github.com/kwirelabs/kwire/internal/sniff"
 	"github.com/kwirelabs/kwire/interop/realclient"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 )
 
 // freePort is a loopback port nobody listens on now.
@@ -187,9 +189,14 @@ func TestLoopbackCapture(t *testing.T) {
 			defer f.Close()
 			var requests, undecoded, unpaired int
 			var log strings.Builder
+			var formatted []byte // every line as kwire sniff writes it, text and JSON
 			byAPI := map[string]int{}
 			stats, err := sniff.Read(f, sniff.Options{}, func(r *sniff.Record) {
 				fmt.Fprintf(&log, "%s %d %d v%d corr=%d %v %s\n", r.Kind, r.Conn, r.Key, r.Version, r.CorrelationID, r.Err, r.Note)
+				e := trafficlog.Event{Time: r.Time, Conn: r.Conn, Dir: trafficlog.Dir(r.Kind), Key: r.Key, Version: r.Version,
+					CorrelationID: r.CorrelationID, ClientID: r.ClientID, Latency: r.Latency, ClientAddr: r.Client,
+					Principal: r.Principal, Msg: r.Msg, Err: r.Err, Note: r.Note}
+				formatted = trafficlog.AppendJSON(trafficlog.AppendText(formatted, e), e)
 				if r.Err != nil || (r.Msg == nil && r.Key >= 0) {
 					t.Logf("%s %d %s v%d corr=%d: %v", r.Kind, r.Conn, apiName(r.Key), r.Version, r.CorrelationID, r.Err)
 				}
@@ -226,7 +233,10 @@ func TestLoopbackCapture(t *testing.T) {
 			for _, api := range []string{"ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets", "SaslHandshake"} {
 				assert.NotZero(t, byAPI[api], "no %s", api)
 			}
-			assert.NotContains(t, log.String(), secret)
+			assert.Contains(t, string(formatted), `"principal":"bob"`)
+			if form, found := secrettest.Find(formatted, []byte(secret)); found {
+				t.Errorf("the password is in the log as %s", form)
+			}
 		})
 	}
 }
