@@ -88,7 +88,9 @@ func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
 // readMessage reads the JSON on input: a message body as pretty.JSON
 // writes it, or a whole line of `kwire decode -json` (or of the proxy's
 // -json log), whose dir, key, version, correlation_id and client_id stand
-// in for flags not given. It returns the message, ready to encode.
+// in for flags not given. It returns the message, ready to encode. A line
+// whose secrets decode left out ("redacted") is refused: its body is no
+// longer the frame it came from.
 func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -99,9 +101,14 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) 
 		Version       *int16          `json:"version"`
 		CorrelationID *int32          `json:"correlation_id"`
 		ClientID      *string         `json:"client_id"`
+		Redacted      []string        `json:"redacted"`
 		Body          json.RawMessage `json:"body"`
 	}
 	if json.Unmarshal(input, &line) == nil && line.Body != nil && line.Dir != "" {
+		if len(line.Redacted) > 0 {
+			return nil, fmt.Errorf("%s: the line's %s were left out as secrets, so its body is not the frame it came from; "+
+				"put the values back in the body and delete \"redacted\" to %s it", fs.Name(), strings.Join(line.Redacted, ", "), fs.Name())
+		}
 		body = line.Body
 		if !given["k"] && line.Key != nil {
 			if err := m.api.Set(strconv.Itoa(int(*line.Key))); err != nil {
