@@ -121,6 +121,11 @@ func (o *Options) defaults() {
 // count (gopacket's reassembly/memory.go).
 const pageBytes = 1900
 
+// maxReorderTotal bounds the out-of-order bytes held over all
+// connections; past it the reassembler gives up the oldest holes (gaps)
+// of the connections it sees packets for.
+const maxReorderTotal = 256 << 20
+
 // packetSource is what pcapgo's two readers have in common.
 type packetSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
@@ -250,7 +255,7 @@ func newSniffer(opt Options, emit func(*Record)) *sniffer {
 	}
 	s.asm = reassembly.NewAssembler(reassembly.NewStreamPool(s))
 	s.asm.MaxBufferedPagesPerConnection = max(opt.MaxReorderBytes/pageBytes, 1)
-	s.asm.MaxBufferedPagesTotal = 0
+	s.asm.MaxBufferedPagesTotal = max(maxReorderTotal/pageBytes, s.asm.MaxBufferedPagesPerConnection)
 	return s
 }
 
