@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -42,6 +43,11 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	}
 	frame, err := hex.DecodeString(strings.Join(strings.Fields(strings.ReplaceAll(text, "0x", "")), ""))
 	if err != nil {
+		if fs.NArg() == 1 {
+			if st, statErr := os.Stat(fs.Arg(0)); statErr == nil && st.Mode().IsRegular() {
+				return fmt.Errorf("decode: %s is a file: give it on standard input (kwire decode < %s)", fs.Arg(0), fs.Arg(0))
+			}
+		}
 		return fmt.Errorf("decode: the frame is not hex: %v", err)
 	}
 	if *asJSON {

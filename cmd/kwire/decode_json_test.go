@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,4 +72,14 @@ func TestDecodeJSONResponseWithRecordsAndErrors(t *testing.T) {
 
 	assert.Error(t, run([]string{"decode", "-json", "-response", "-k", "1", "-v", "99", hex.EncodeToString(frame)}, &out))
 	assert.Error(t, run([]string{"decode", "-json", "-response", "-k", "1", "-v", "4", hex.EncodeToString(frame[:20])}, &out))
+}
+
+// A file named where the hex goes is pointed to standard input.
+func TestDecodeFileArgument(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "frame.hex")
+	require.NoError(t, os.WriteFile(file, []byte("0000001a001200030000000700046b63617400066b7769726504312e3000\n"), 0o600))
+	err := run([]string{"decode", file}, new(bytes.Buffer))
+	require.ErrorContains(t, err, "is a file: give it on standard input (kwire decode < "+file+")")
+	err = run([]string{"decode", "zz"}, new(bytes.Buffer))
+	require.ErrorContains(t, err, "the frame is not hex")
 }
