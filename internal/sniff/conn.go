@@ -96,9 +96,11 @@ type conn struct {
 
 	tracker *kwire.Tracker
 	pending map[int32]pendingRequest
-	// After a SaslHandshake v0 that succeeded, the next frame each way
-	// is a raw SASL token, not a Kafka message.
-	saslToken [2]bool
+	// After a SaslHandshake v0 that succeeded, frames each way are raw
+	// SASL tokens, not Kafka messages, until the client sends a request
+	// again: one token each way for PLAIN, two for SCRAM, as many as it
+	// takes for GSSAPI.
+	saslTokens bool
 	// held are responses to no request seen yet, kept a while: a
 	// segment the capture missed holds the client's bytes after it in
 	// the reassembler until the hole is declared a gap, and the broker's
@@ -208,7 +210,7 @@ func (c *conn) gap(d, n int, ts time.Time) {
 	h.pos += int64(cut + n)
 	h.buf, h.synced, h.discard, h.sought = h.buf[:0], false, 0, 0
 	h.frontier, h.waiting = 0, h.waiting[:0]
-	c.saslToken[d] = false
+	c.saslTokens = false
 	if c.state != isKafka {
 		return
 	}
@@ -524,7 +526,14 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 		return 0, false
 	}
 	size := int64(int32(binary.BigEndian.Uint32(b)))
-	if c.saslToken[d] {
+	if c.saslTokens && c.client == d {
+		if _, v := plausibleRequest(b, c.s.opt.MaxFrame); v == more {
+			return 0, false
+		} else if v == yes {
+			c.saslTokens = false // authenticated: Kafka requests again
+		}
+	}
+	if c.saslTokens {
 		if size < 0 || size > int64(c.s.opt.MaxFrame) {
 			c.lostSync(d, ts, fmt.Sprintf("size prefix %d where a SASL token was due", size))
 			return 0, true
@@ -532,7 +541,6 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 		if int64(len(b)) < 4+size {
 			return 0, false
 		}
-		c.saslToken[d] = false
 		c.s.stats.Tokens++
 		kind := Response
 		if c.client == d {
@@ -722,7 +730,7 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 		c.s.stats.Undecodable++
 	}
 	if hs, ok := r.Msg.(*messages.SaslHandshakeResponse); ok && r.Version == 0 && hs.ErrorCode == 0 {
-		c.saslToken[0], c.saslToken[1] = true, true
+		c.saslTokens = true
 	}
 	c.record(&r, d)
 }

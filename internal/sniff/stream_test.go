@@ -427,3 +427,36 @@ func TestPortsNameTheBroker(t *testing.T) {
 	stats = read(t, c.Pcap(), sniff.Options{Ports: []uint16{9092}}, newSeen(t))
 	assert.Zero(t, stats.Connections)
 }
+
+// TestSASLv0Tokens: after a SaslHandshake v0, SCRAM's two round trips
+// of raw tokens are tokens, the user of the client-first message is the
+// principal, and the first request after them decodes.
+func TestSASLv0Tokens(t *testing.T) {
+	clientID := "scram"
+	frame := func(b []byte, err error) []byte {
+		require.NoError(t, err)
+		return b
+	}
+	token := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
+	exs := someExchanges(t, 2)
+	c := capturetest.New()
+	k := c.Dial("10.9.0.1:48000", "10.9.0.9:9092", true)
+	k.Send(true, frame(kwire.AppendRequest(nil, &messages.SaslHandshakeRequest{Mechanism: "SCRAM-SHA-256"}, 0, 1, &clientID)), 1460)
+	k.Send(false, frame(kwire.AppendResponse(nil, &messages.SaslHandshakeResponse{Mechanisms: []string{"SCRAM-SHA-256"}}, 0, 1)), 1460)
+	k.Send(true, token("n,,n=carol,r=fyko+d2lbbFgONRv9qkxdawL"), 1460)
+	k.Send(false, token("r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096"), 1460)
+	k.Send(true, token("c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="), 1460)
+	k.Send(false, token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="), 1460)
+	sequential(c, k, exs, 1460)
+	s := newSeen(t)
+	for _, ex := range exs {
+		s.sent[exKey("10.9.0.1:48000", ex.corr)] = ex
+	}
+	stats := read(t, c.Pcap(), sniff.Options{}, s)
+	s.checkAll()
+	assert.EqualValues(t, 4, stats.Tokens)
+	assert.EqualValues(t, 3, stats.Paired)
+	assert.Zero(t, stats.Undecodable+stats.Unpaired+stats.Gaps)
+	last := s.kinds[sniff.Response][len(s.kinds[sniff.Response])-1]
+	assert.Equal(t, "carol", last.Principal)
+}
