@@ -2,6 +2,7 @@ package pretty
 
 import (
 	"encoding/base64"
+	"fmt"
 	"reflect"
 	"strconv"
 	"sync"
@@ -46,7 +47,7 @@ func AppendJSON(dst []byte, msg any, version int16, opts ...Option) ([]byte, err
 	if err != nil {
 		return dst, err
 	}
-	rv, err := structValue(msg)
+	rv, err := messageValue(msg, "json", false)
 	if err != nil {
 		return dst, err
 	}
@@ -58,16 +59,26 @@ func AppendJSON(dst []byte, msg any, version int16, opts ...Option) ([]byte, err
 	return w.buf, nil
 }
 
-// structValue is the struct msg is or points to.
-func structValue(msg any) (reflect.Value, error) {
+// messageValue is the struct msg is or points to, for pretty's entry
+// point op; a parse writes into it, so it must be a non-nil pointer. It
+// refuses anything else as kwire's own entry points do.
+func messageValue(msg any, op string, write bool) (reflect.Value, error) {
 	rv := reflect.ValueOf(msg)
-	for rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return rv, &kwire.Error{Op: "json", Type: reflect.TypeOf(msg).String(), Offset: -1, Err: kwire.ErrNotAMessage, Detail: "nil pointer"}
+	need := "need a struct or a non-nil pointer to one"
+	if write {
+		need = "need a non-nil pointer to a struct"
+		if rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct {
+			return rv.Elem(), nil
 		}
-		rv = rv.Elem()
+	} else {
+		for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		if rv.Kind() == reflect.Struct {
+			return rv, nil
+		}
 	}
-	return rv, nil
+	return rv, &kwire.Error{Op: op, Type: fmt.Sprintf("%T", msg), Offset: -1, Err: kwire.ErrNotAMessage, Detail: need}
 }
 
 type jsonWriter struct {

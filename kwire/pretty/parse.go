@@ -57,15 +57,14 @@ func ParseJSON(data []byte, msg any, version int16) error {
 	if err != nil {
 		return err
 	}
-	rv := reflect.ValueOf(msg)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return &kwire.Error{Op: "parse json", Type: fmt.Sprintf("%T", msg), Offset: -1, Err: kwire.ErrNotAMessage,
-			Detail: "need a non-nil pointer to a struct"}
+	rv, err := messageValue(msg, "parse json", true)
+	if err != nil {
+		return err
 	}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().Elem().String(),
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().String(),
 		budget: allocPerByte*uint64(len(data)) + allocSlack}
 	r.dec.UseNumber()
-	setDefault(rv.Elem())
+	setDefault(rv)
 	r.mark("")
 	t, err := r.next()
 	if err != nil {
@@ -74,7 +73,7 @@ func ParseJSON(data []byte, msg any, version int16) error {
 	if t != json.Delim('{') {
 		return r.mismatch("an object", t)
 	}
-	if err := r.object(s, rv.Elem()); err != nil {
+	if err := r.object(s, rv); err != nil {
 		return err
 	}
 	r.mark("")
