@@ -10,8 +10,9 @@
 // back to their end offsets. Per side it counts records acked, failed,
 // consumed, acked but not consumed (lost), and consumed twice.
 //
-// It exits non-zero when either side lost an acked record, or the proxy
-// side failed more records, or wrote more twice, than the direct side.
+// It exits 1 when either side lost an acked record or the proxy side
+// failed more records than the direct side; it exits 2 when the proxy
+// side wrote more records twice than the direct side.
 //
 //	go run ./faultload -duration 60s -kill-at 25s -outage 5s
 package main
@@ -71,7 +72,8 @@ type config struct {
 // tally is one side's outcome.
 type tally struct {
 	Acked, Failed, Consumed, Lost, Duplicates int
-	FailedAcked                               int // failed but consumed: written, then the answer was lost
+	FailedAcked                               int      // failed but consumed: written, then the answer was lost
+	DuplicateKeys                             []string // a few of them
 	Errors                                    map[string]int
 }
 
@@ -89,12 +91,16 @@ func (r result) check() error {
 	if p, d := r["proxy"].Failed, r["direct"].Failed; p > d {
 		errs = append(errs, fmt.Errorf("%d records failed through the proxy, %d directly", p, d))
 	}
-	// idempotent producers: a record written twice is the proxy's doing
-	// when a direct producer through the same outage wrote none twice
-	if p, d := r["proxy"].Duplicates, r["direct"].Duplicates; p > d {
-		errs = append(errs, fmt.Errorf("%d records written twice through the proxy, %d directly", p, d))
-	}
 	return errors.Join(errs...)
+}
+
+// duplicated says whether the proxy side wrote more records twice than
+// the direct side: not a loss, but what idempotent producers are for.
+func (r result) duplicated() error {
+	if p, d := r["proxy"].Duplicates, r["direct"].Duplicates; p > d {
+		return fmt.Errorf("%d records written twice through the proxy, %d directly", p, d)
+	}
+	return nil
 }
 
 func (r result) String() string {
@@ -107,6 +113,9 @@ func (r result) String() string {
 	for _, side := range topics {
 		for msg, n := range r[side].Errors {
 			fmt.Fprintf(&b, "%s: %d × %s\n", side, n, msg)
+		}
+		if keys := r[side].DuplicateKeys; len(keys) > 0 {
+			fmt.Fprintf(&b, "%s: written twice, e.g. %s (key pP-N: producer P's record N)\n", side, strings.Join(keys, " "))
 		}
 	}
 	return b.String()
@@ -127,6 +136,7 @@ func main() {
 	flag.DurationVar(&cfg.Flush, "flush", 60*time.Second, "how long producers may take to finish after -duration")
 	flag.IntVar(&cfg.BrokerPort, "port", 0, "the broker's port (0: a free one)")
 	term := flag.Bool("sigterm", false, "stop the broker with SIGTERM (a clean shutdown) rather than SIGKILL")
+	keep := flag.Bool("keep", false, "on failure (or duplicates) keep the run's directory: the proxy's -json log and each client's kgo log")
 	proxyArgs := flag.String("proxy-args", "", "extra `kwire proxy` flags, space-separated (e.g. \"-dial-timeout 1s\")")
 	flag.Parse()
 	cfg.ProxyArgs = strings.Fields(*proxyArgs)
@@ -154,12 +164,24 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Print(res)
+	code := 0
 	if err := res.check(); err != nil {
 		fmt.Println("FAIL:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+		code = 1
+	} else if err := res.duplicated(); err != nil {
+		fmt.Println("DUPLICATES:", err)
+		code = 2
 	}
-	fmt.Println("ok: no acked record lost on either side; the proxy failed and duplicated no more records than the direct side")
+	if code == 0 {
+		fmt.Println("ok: no acked record lost on either side; the proxy failed and duplicated no more records than the direct side")
+		return
+	}
+	if *keep {
+		fmt.Printf("kept %s (the proxy's log, the clients' logs)\n", dir)
+	} else {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // serveBroker runs a one-broker kfake cluster on the port and directory
@@ -238,7 +260,7 @@ var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
 // startProxy runs `kwire proxy` in front of upstream and returns it with
 // its bootstrap address.
 func startProxy(cfg config, upstream string) (*exec.Cmd, string, error) {
-	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-log", filepath.Join(cfg.Dir, "proxy.log")}, cfg.ProxyArgs...)
+	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", filepath.Join(cfg.Dir, "proxy.log")}, cfg.ProxyArgs...)
 	cmd := exec.Command(cfg.Kwire, args...)
 	errs, err := cmd.StderrPipe()
 	if err != nil {
@@ -321,7 +343,13 @@ func run(cfg config) (result, error) {
 			seed = proxyAddr
 		}
 		for range cfg.Producers {
-			cl, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.DefaultProduceTopic(side))
+			logFile, err := os.OpenFile(filepath.Join(cfg.Dir, fmt.Sprintf("client-p%d.log", len(clients))), os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return nil, err
+			}
+			defer logFile.Close()
+			cl, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.DefaultProduceTopic(side),
+				kgo.WithLogger(kgo.BasicLogger(logFile, kgo.LogLevelDebug, nil)))
 			if err != nil {
 				return nil, err
 			}
@@ -400,6 +428,9 @@ func run(cfg config) (result, error) {
 			t.Consumed++
 			if n > 1 {
 				t.Duplicates++
+				if len(t.DuplicateKeys) < 5 {
+					t.DuplicateKeys = append(t.DuplicateKeys, key)
+				}
 			}
 			if failedKeys[side][key] {
 				t.FailedAcked++

@@ -16,9 +16,13 @@
 // memory before and with -idle idle client connections (each has done
 // one ApiVersions exchange). The summary gives, for each proxy side,
 // ratios to its direct side within a pass (min/median/max over passes)
-// rather than absolute figures, and the load average.
+// rather than absolute figures, and the load average. With -large N,
+// the run ends with N connections fetching one large response each and
+// then idling, the proxy's RSS and Go heap (from its -metrics) sampled
+// for 200 s.
 //
 //	go run ./proxybench -passes 6 -records 100000 -size 1024 -idle 1000
+//	go run ./proxybench -passes 0 -large 8 -large-mib 32
 package main
 
 import (
@@ -33,6 +37,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +53,7 @@ import (
 	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // side is one way of reaching the broker.
@@ -88,6 +94,8 @@ func main() {
 	size := flag.Int("size", 1024, "value size in bytes")
 	pings := flag.Int("pings", 1000, "sequential one-record produces per latency run")
 	idle := flag.Int("idle", 1000, "idle client connections held open for the proxy's memory figure (0: skip)")
+	large := flag.Int("large", 0, "after the passes: this many connections each fetch one -large-mib response through the proxy and stay idle; the proxy's RSS and Go heap are sampled for 200 s")
+	largeMiB := flag.Int("large-mib", 32, "the size of each large Fetch response, MiB")
 	only := flag.String("sides", "direct,proxy,proxy-off,proxy-json,direct-tls,proxy-tls", "the sides to run (a proxy side needs its direct side)")
 	flag.Parse()
 	var sides []side
@@ -141,7 +149,18 @@ func main() {
 		fmt.Printf("%-5d load average %s\n", pass+1, loads[len(loads)-1])
 	}
 
-	fmt.Printf("\nsummary: %d passes, %d × %d B records per throughput run, %d pings; min / median / max over passes\n", *passes, *records, *size, *pings)
+	if *passes > 0 {
+		summarize(sides, res, loads, rss0, rssIdle, *passes, *records, *size, *pings, *idle)
+	}
+	if *large > 0 {
+		e.largeRSS(*large, *largeMiB)
+	}
+}
+
+// summarize prints each side's spread over passes and each proxy side's
+// per-pass ratios to its direct side.
+func summarize(sides []side, res map[string][]result, loads []string, rss0, rssIdle []float64, passes, records, size, pings, idle int) {
+	fmt.Printf("\nsummary: %d passes, %d × %d B records per throughput run, %d pings; min / median / max over passes\n", passes, records, size, pings)
 	fmt.Printf("load average (1, 5, 15 min) at start %s, at end %s\n", loads[0], loads[len(loads)-1])
 	for _, s := range sides {
 		rs := res[s.name]
@@ -169,11 +188,110 @@ func main() {
 	if len(rss0) > 0 {
 		var per []float64
 		for i := range rss0 {
-			per = append(per, (rssIdle[i]-rss0[i])*1024/float64(*idle))
+			per = append(per, (rssIdle[i]-rss0[i])*1024/float64(idle))
 		}
 		fmt.Printf("proxy RSS (log off): %s MiB after a produce run; %s MiB with %d idle connections; %s KiB per connection\n",
-			spreadOf(rss0, "%.1f"), spreadOf(rssIdle, "%.1f"), *idle, spreadOf(per, "%.1f"))
+			spreadOf(rss0, "%.1f"), spreadOf(rssIdle, "%.1f"), idle, spreadOf(per, "%.1f"))
 	}
+}
+
+// largeRSS measures whether the proxy lets go of a large frame's memory:
+// n raw connections each fetch one response of about mib MiB (mib × 1,000
+// records of 1 KiB) through the
+// proxy (log off) and then stay open and idle, while the proxy's RSS and
+// Go heap are sampled, past the 2-minute GC the Go runtime forces on an
+// idle process.
+func (e *env) largeRSS(n, mib int) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "big"))
+	check(err)
+	defer cluster.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()[0]), kgo.DefaultProduceTopic("big"),
+		kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.ProducerLinger(10*time.Millisecond))
+	check(err)
+	value := make([]byte, 1024)
+	for range mib {
+		var rs []*kgo.Record
+		for range 1000 {
+			rs = append(rs, &kgo.Record{Value: value})
+		}
+		check(cl.ProduceSync(context.Background(), rs...).FirstErr())
+	}
+	cl.Close()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	metricsAddr := ln.Addr().String()
+	ln.Close()
+	proxy, addr := startProxy(e.bin, []string{"proxy", "-listen", "127.0.0.1:0", "-upstream", cluster.ListenAddrs()[0], "-log", "off", "-metrics", metricsAddr})
+	defer func() {
+		proxy.Process.Signal(os.Interrupt)
+		check(proxy.Wait())
+	}()
+	pid := proxy.Process.Pid
+	heap := func() string {
+		m := scrape(metricsAddr, "go_memstats_heap_alloc_bytes", "go_memstats_heap_inuse_bytes", "go_memstats_heap_released_bytes")
+		return fmt.Sprintf("Go heap allocated %.1f MiB, in use %.1f MiB, released to the OS %.1f MiB",
+			m["go_memstats_heap_alloc_bytes"]/(1<<20), m["go_memstats_heap_inuse_bytes"]/(1<<20), m["go_memstats_heap_released_bytes"]/(1<<20))
+	}
+	fmt.Printf("\nlarge frames: proxy RSS %.1f MiB at start; %s\n", rssMiB(pid), heap())
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range n {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		check(err)
+		conns = append(conns, c)
+		size, err := fetchAll(c, int32(i), int32(mib+1)<<20)
+		check(err)
+		if size < mib*1000*len(value) {
+			log.Fatalf("a Fetch response of %d bytes, want all %d MiB produced", size, mib)
+		}
+		fmt.Printf("connection %d fetched %.1f MiB; proxy RSS %.1f MiB\n", i+1, float64(size)/(1<<20), rssMiB(pid))
+	}
+	start := time.Now()
+	for _, at := range []time.Duration{time.Second, 10 * time.Second, 60 * time.Second, 130 * time.Second, 200 * time.Second} {
+		time.Sleep(time.Until(start.Add(at)))
+		fmt.Printf("%d connections idle for %v: proxy RSS %.1f MiB (peak %.1f MiB); %s\n", n, at, rssMiB(pid), hwmMiB(pid), heap())
+	}
+}
+
+// fetchAll sends Fetch v4 for all of big/0 from offset 0, up to max
+// bytes, and reads the response, returning its size.
+func fetchAll(c net.Conn, corr, max int32) (int, error) {
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = 4
+	req.ReplicaID = -1
+	req.MinBytes = 1
+	req.MaxBytes = max
+	t := kmsg.NewFetchRequestTopic()
+	t.Topic = "big"
+	p := kmsg.NewFetchRequestTopicPartition()
+	p.PartitionMaxBytes = max
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	body := binary.BigEndian.AppendUint16(nil, 1) // Fetch
+	body = binary.BigEndian.AppendUint16(body, 4)
+	body = binary.BigEndian.AppendUint32(body, uint32(corr))
+	body = binary.BigEndian.AppendUint16(body, 0xffff) // null client id
+	body = req.AppendTo(body)
+	if _, err := c.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)); err != nil {
+		return 0, err
+	}
+	var hdr [8]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return 0, err
+	}
+	if got := int32(binary.BigEndian.Uint32(hdr[4:])); got != corr {
+		return 0, fmt.Errorf("Fetch response has correlation id %d, want %d", got, corr)
+	}
+	size := int(binary.BigEndian.Uint32(hdr[:]))
+	_, err := io.CopyN(io.Discard, c, int64(size)-4)
+	return size, err
 }
 
 // setupTLS makes a CA, a certificate for 127.0.0.1 that both kfake and
@@ -362,18 +480,42 @@ func raiseFDLimit(want int) {
 	}
 }
 
-func rssMiB(pid int) float64 {
+func rssMiB(pid int) float64 { return procStatusMiB(pid, "VmRSS:") }
+
+func hwmMiB(pid int) float64 { return procStatusMiB(pid, "VmHWM:") }
+
+// procStatusMiB reads a kB figure from /proc/PID/status.
+func procStatusMiB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	check(err)
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 			check(err)
 			return float64(kb) / 1024
 		}
 	}
-	log.Fatalf("no VmRSS for process %d", pid)
+	log.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
+}
+
+// scrape reads gauges from a Prometheus text endpoint.
+func scrape(addr string, names ...string) map[string]float64 {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	check(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	check(err)
+	got := map[string]float64{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) == 2 && slices.Contains(names, f[0]) {
+			v, err := strconv.ParseFloat(f[1], 64)
+			check(err)
+			got[f[0]] = v
+		}
+	}
+	return got
 }
 
 func countFDs(pid int) int {
@@ -411,12 +553,14 @@ func startProxy(bin string, args []string) (*exec.Cmd, string) {
 	check(err)
 	check(cmd.Start())
 	sc := bufio.NewScanner(errs)
-	if !sc.Scan() {
-		log.Fatal("the proxy did not start")
-	}
-	m := listening.FindStringSubmatch(sc.Text())
-	if m == nil {
-		log.Fatalf("the proxy said %q", sc.Text())
+	var m []string
+	for m == nil {
+		if !sc.Scan() {
+			log.Fatal("the proxy did not start")
+		}
+		if m = listening.FindStringSubmatch(sc.Text()); m == nil && !strings.Contains(sc.Text(), "metrics at") {
+			log.Fatalf("the proxy said %q", sc.Text())
+		}
 	}
 	go func() {
 		for sc.Scan() {
