@@ -5,6 +5,7 @@
 # decoded. Needs root (tcpdump), kcat, python3-kafka, tshark.
 # Usage: interop/snifftest/bench.sh [DIR]   (run from the repository root)
 set -euo pipefail
+umask 077 # the capture and the decoded logs hold traffic
 dir=${1:-$(mktemp -d)}
 port=39092
 root=$(pwd)
