@@ -1,11 +1,9 @@
 package main
 
 import (
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -103,20 +101,11 @@ func runProbe(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	dialer := &net.Dialer{Timeout: *timeout}
-	var conn net.Conn
-	if tlsConfig != nil {
-		conn, err = tls.DialWithDialer(dialer, "tcp", *addr, tlsConfig)
-	} else {
-		conn, err = dialer.Dial("tcp", *addr)
-	}
+	conn, err := dialBroker(*addr, tlsConfig, *timeout)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
 	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(*timeout)); err != nil {
-		return fmt.Errorf("probe: %w", err)
-	}
 	resp, version, err := release.Ask(conn, *clientID)
 	if err != nil {
 		return fmt.Errorf("probe %s: %w", *addr, err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -64,20 +63,11 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 		return fmt.Errorf("send: %w", err)
 	}
 
-	var conn net.Conn
-	dialer := &net.Dialer{Timeout: *timeout}
-	if tlsConfig != nil {
-		conn, err = tls.DialWithDialer(dialer, "tcp", *addr, tlsConfig) // the server name defaults to addr's host
-	} else {
-		conn, err = dialer.Dial("tcp", *addr)
-	}
+	conn, err := dialBroker(*addr, tlsConfig, *timeout)
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
 	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(*timeout)); err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
 	if creds != nil {
 		if err := saslclient.Login(conn, *creds, *m.client.id, 1000); err != nil {
 			return fmt.Errorf("send: %s: %w", *addr, err)

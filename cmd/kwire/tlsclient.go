@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net"
+	"time"
 
 	"github.com/kwirelabs/kwire/kwire/proxy"
 )
@@ -60,4 +62,27 @@ func (f *tlsClientFlags) config() (*tls.Config, error) {
 		cfg.GetClientCertificate = certs.GetClientCertificate
 	}
 	return cfg, nil
+}
+
+// dialBroker connects to addr, with TLS when cfg is not nil (the server
+// name defaults to addr's host), for a one-shot exchange that must end
+// within timeout: the deadline covers the dial and the whole connection.
+func dialBroker(addr string, cfg *tls.Config, timeout time.Duration) (net.Conn, error) {
+	deadline := time.Now().Add(timeout)
+	dialer := &net.Dialer{Deadline: deadline}
+	var conn net.Conn
+	var err error
+	if cfg != nil {
+		conn, err = tls.DialWithDialer(dialer, "tcp", addr, cfg)
+	} else {
+		conn, err = dialer.Dial("tcp", addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
