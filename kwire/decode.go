@@ -2,6 +2,7 @@ package kwire
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -712,111 +713,156 @@ func classicLength(src []byte, off, width int) (n, next int) {
 	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
 }
 
+// decodeValue reads one field or array element into fp. It dispatches
+// by a switch, not through the wire-type table: a call through a function
+// value lets d escape, and every decode would allocate its decodeState
+// (TestFirstChunkShapedByLastMessage counts the allocations).
 func (d *decodeState) decodeValue(o *fieldPlan, fp pointer) error {
-	if s := o.kind.fixedSize(); s > 0 {
-		if d.remaining() < s {
-			return d.truncated(s)
-		}
-		b := d.src[d.off:]
-		switch o.kind {
-		case kInt8:
-			*fp.uint8() = b[0]
-		case kBool:
-			// Kafka's Java reader takes any byte but 0 as true.
-			if b[0] > 1 && d.exact {
-				return newFieldError(ErrValueOutOfRange, d.off, "bool byte %d", b[0])
-			}
-			*fp.bool() = b[0] != 0
-		case kInt16, kUint16:
-			*fp.uint16() = binary.BigEndian.Uint16(b)
-		case kInt32, kUint32:
-			*fp.uint32() = binary.BigEndian.Uint32(b)
-		case kInt64:
-			*fp.uint64() = binary.BigEndian.Uint64(b)
-		case kFloat64:
-			*fp.float64() = math.Float64frombits(binary.BigEndian.Uint64(b))
-		case kUUID:
-			copy(fp.uuid()[:], b)
-		}
-		d.off += s
-		return nil
+	if o.kind.fixedSize() > 0 {
+		return d.decodeFixed(o, fp)
 	}
 	switch o.kind {
 	case kVarint:
-		u, err := d.readUvarint()
-		*fp.int32() = int32(u>>1) ^ -int32(u&1)
-		return err
+		return d.decodeVarint(o, fp)
 	case kVarlong:
-		u, err := d.readUvarint64()
-		*fp.int64() = int64(u>>1) ^ -int64(u&1)
-		return err
+		return d.decodeVarlong(o, fp)
 	case kUvarint, kUvarint32:
-		u, err := d.readUvarint()
-		*fp.uint32() = u
-		return err
+		return d.decodeUvarint(o, fp)
 	case kString, kNullString:
-		start := d.off
-		n, err := d.readLength(o.compact, false, 1)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			if o.kind == kString || !o.nullable {
-				return newFieldError(ErrNullNotAllowed, start, "")
-			}
-			*fp.stringPtr() = nil
-			return nil
-		}
-		if o.kind == kString {
-			*fp.string(), err = d.str(n)
-			return err
-		}
-		*fp.stringPtr(), err = d.strPtr(n)
-		return err
+		return d.decodeString(o, fp)
 	case kBytes:
-		start := d.off
-		n, err := d.readLength(o.compact, true, 1)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			if !o.nullable {
-				return newFieldError(ErrNullNotAllowed, start, "")
-			}
-			*fp.bytes() = nil
-			return nil
-		}
-		var bs []byte
-		if o.records {
-			bs = d.src[d.off : d.off+n : d.off+n] // records may alias the input
-		} else {
-			if err := d.charge(n); err != nil {
-				return err
-			}
-			bs = make([]byte, n)
-			copy(bs, d.src[d.off:])
-		}
-		d.off += n
-		*fp.bytes() = bs
-		return nil
+		return d.decodeBytes(o, fp)
 	case kArray:
 		return d.decodeArray(o, fp.slice())
 	case kStruct:
 		return d.decodeStruct(o.sub, fp)
 	case kStructPtr:
-		present, err := d.presence(o)
-		if err != nil || !present {
-			*fp.ptr() = pointer{}
-			return err
+		return d.decodeStructPtr(o, fp)
+	}
+	return fmt.Errorf("kwire: wire type %s has no case in decodeValue", o.wireTypeName())
+}
+
+// decodeValue's cases: each reads one value at d.off into fp.
+
+// fixed takes the next n bytes, or fails as an input cut short.
+func (d *decodeState) fixed(n int) ([]byte, error) {
+	if d.remaining() < n {
+		return nil, d.truncated(n)
+	}
+	d.off += n
+	return d.src[d.off-n : d.off], nil
+}
+
+// decodeFixed reads a value of a fixed-width wire type, by its width as
+// the fused runs copy it. A bool takes any byte but 0 as true, as Kafka's
+// Java reader does; an exact decode takes only 0 and 1.
+func (d *decodeState) decodeFixed(o *fieldPlan, fp pointer) error {
+	n := o.kind.fixedSize()
+	b, err := d.fixed(n)
+	if err != nil {
+		return err
+	}
+	switch n {
+	case 1:
+		if o.kind == kBool && b[0] > 1 && d.exact {
+			d.off--
+			return newFieldError(ErrValueOutOfRange, d.off, "bool byte %d", b[0])
 		}
-		if err := d.charge(int(o.sub.typ.Size())); err != nil {
-			return err
+		v := b[0]
+		if o.kind == kBool {
+			v = min(v, 1)
 		}
-		sp := newValue(o.sub.rtype)
-		*fp.ptr() = sp
-		return d.decodeStruct(o.sub, sp)
+		*fp.uint8() = v
+	case 2:
+		*fp.uint16() = binary.BigEndian.Uint16(b)
+	case 4:
+		*fp.uint32() = binary.BigEndian.Uint32(b)
+	case 8:
+		*fp.uint64() = binary.BigEndian.Uint64(b)
+	default:
+		*fp.uuid() = UUID(b)
 	}
 	return nil
+}
+
+func (d *decodeState) decodeVarint(_ *fieldPlan, fp pointer) error {
+	u, err := d.readUvarint()
+	*fp.int32() = int32(u>>1) ^ -int32(u&1)
+	return err
+}
+
+func (d *decodeState) decodeVarlong(_ *fieldPlan, fp pointer) error {
+	u, err := d.readUvarint64()
+	*fp.int64() = int64(u>>1) ^ -int64(u&1)
+	return err
+}
+
+func (d *decodeState) decodeUvarint(_ *fieldPlan, fp pointer) error {
+	u, err := d.readUvarint()
+	*fp.uint32() = u
+	return err
+}
+
+// decodeString reads a string or a *string (kNullString).
+func (d *decodeState) decodeString(o *fieldPlan, fp pointer) error {
+	start := d.off
+	n, err := d.readLength(o.compact, false, 1)
+	if err != nil {
+		return err
+	}
+	switch {
+	case n < 0 && (o.kind == kString || !o.nullable):
+		return newFieldError(ErrNullNotAllowed, start, "")
+	case n < 0:
+		*fp.stringPtr() = nil
+	case o.kind == kString:
+		*fp.string(), err = d.str(n)
+	default:
+		*fp.stringPtr(), err = d.strPtr(n)
+	}
+	return err
+}
+
+func (d *decodeState) decodeBytes(o *fieldPlan, fp pointer) error {
+	start := d.off
+	n, err := d.readLength(o.compact, true, 1)
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		if !o.nullable {
+			return newFieldError(ErrNullNotAllowed, start, "")
+		}
+		*fp.bytes() = nil
+		return nil
+	}
+	var bs []byte
+	if o.records {
+		bs = d.src[d.off : d.off+n : d.off+n] // records may alias the input
+	} else {
+		if err := d.charge(n); err != nil {
+			return err
+		}
+		bs = make([]byte, n)
+		copy(bs, d.src[d.off:])
+	}
+	d.off += n
+	*fp.bytes() = bs
+	return nil
+}
+
+func (d *decodeState) decodeStructPtr(o *fieldPlan, fp pointer) error {
+	present, err := d.presence(o)
+	if err != nil || !present {
+		*fp.ptr() = pointer{}
+		return err
+	}
+	if err := d.charge(int(o.sub.typ.Size())); err != nil {
+		return err
+	}
+	sp := newValue(o.sub.rtype)
+	*fp.ptr() = sp
+	return d.decodeStruct(o.sub, sp)
 }
 
 // presence reads the int8 marker before a nullable struct: as Kafka's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -457,6 +458,9 @@ func (b *builder) resolveKind(o *fieldPlan, gt reflect.Type, t fieldTag, v int16
 	}
 	o.kind = k
 	w := &wireTypes[k]
+	if missing := w.lacks(); len(missing) > 0 {
+		return fmt.Errorf("wire type %s lacks %s", w.name, strings.Join(missing, ", "))
+	}
 	if t.records && !w.accepts("records") {
 		return keyError("records", "records needs a []byte field, not %s", gt)
 	}

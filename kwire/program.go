@@ -387,68 +387,118 @@ func (c *defaultCheck) held() [8]byte {
 // base inside the struct) holds its default (isDefault) or, with orZero,
 // if it may be left out (isUnset). They may be stricter than those tests,
 // never looser: a failing check sends the caller to the general path. It
-// reports false when o has no flat form.
+// reports false when o's default has no flat form (a string default other
+// than "", say); every wire type has a flatCheck, which plan building
+// holds it to (wireType.lacks).
 func flatChecks(o *fieldPlan, base uintptr, orZero bool, out *[]defaultCheck) bool {
+	c := checkList{orZero: orZero, checks: *out}
+	ok := c.field(o, base)
+	*out = c.checks
+	return ok
+}
+
+// checkList collects the flat checks of one list of fields.
+type checkList struct {
+	orZero bool
+	checks []defaultCheck
+}
+
+// field adds the checks of o, whose struct sits at base.
+func (c *checkList) field(o *fieldPlan, base uintptr) bool {
 	off := base + o.offset
-	add := func(at uintptr, size uintptr, bits uint64) {
-		if size < 8 {
-			bits &= 1<<(8*size) - 1
-		}
-		*out = append(*out, defaultCheck{off: uint32(at), size: uint8(size), orZero: orZero, bits: bits})
-	}
 	if off > math.MaxUint32-16 {
 		return false
 	}
-	switch o.kind {
-	case kInt8, kInt16, kUint16, kInt32, kUint32, kInt64, kVarint, kVarlong, kUvarint, kUvarint32:
-		add(off, o.typ.Size(), uint64(o.def.i))
-	case kBool:
-		bits := uint64(0)
-		if o.def.b {
-			bits = 1
-		}
-		add(off, 1, bits)
-	case kFloat64:
-		add(off, 8, math.Float64bits(o.def.f)) // stricter than ==: -0 and NaN go the general way
-	case kUUID:
-		add(off, 8, 0)
-		add(off+8, 8, 0)
-	case kString:
-		if o.def.s != "" && !orZero {
-			return false
-		}
-		add(off+stringLenOff, intSize, 0) // the length; with orZero, a default other than "" goes the general way
-	case kNullString:
-		if !o.def.null && !orZero {
-			return false
-		}
-		add(off, ptrSize, 0) // null; with orZero, a present default goes the general way
-	case kBytes, kArray:
-		switch {
-		case orZero: // isUnset: empty or null
-			add(off+sliceLenOff, intSize, 0)
-		case o.def.null:
-			add(off, ptrSize, 0)
-		case o.kind == kArray: // default empty: a nil array is empty too
-			add(off+sliceLenOff, intSize, 0)
-		default:
-			return false
-		}
-	case kStructPtr:
-		add(off, ptrSize, 0) // absent; a present struct holding defaults goes the general way
-	case kStruct:
-		for _, list := range [][]*fieldPlan{o.sub.fields, o.sub.tagged, o.sub.absent} {
-			for _, f := range list {
-				if !flatChecks(f, off, orZero, out) {
-					return false
-				}
+	return wireTypes[o.kind].flatCheck(c, o, off)
+}
+
+// add checks that the size bytes at off hold bits (or, with orZero, zero).
+func (c *checkList) add(off, size uintptr, bits uint64) {
+	if size < 8 {
+		bits &= 1<<(8*size) - 1
+	}
+	c.checks = append(c.checks, defaultCheck{off: uint32(off), size: uint8(size), orZero: c.orZero, bits: bits})
+}
+
+// The wire types' flatCheck entries: the checks of field o at off.
+
+func flatNumber(c *checkList, o *fieldPlan, off uintptr) bool {
+	c.add(off, o.typ.Size(), uint64(o.def.i))
+	return true
+}
+
+func flatBool(c *checkList, o *fieldPlan, off uintptr) bool {
+	bits := uint64(0)
+	if o.def.b {
+		bits = 1
+	}
+	c.add(off, 1, bits)
+	return true
+}
+
+func flatFloat(c *checkList, o *fieldPlan, off uintptr) bool {
+	c.add(off, 8, math.Float64bits(o.def.f)) // stricter than ==: -0 and NaN go the general way
+	return true
+}
+
+func flatUUID(c *checkList, _ *fieldPlan, off uintptr) bool {
+	c.add(off, 8, 0)
+	c.add(off+8, 8, 0)
+	return true
+}
+
+func flatString(c *checkList, o *fieldPlan, off uintptr) bool {
+	if o.def.s != "" && !c.orZero {
+		return false
+	}
+	c.add(off+stringLenOff, intSize, 0) // the length; with orZero, a default other than "" goes the general way
+	return true
+}
+
+func flatNullString(c *checkList, o *fieldPlan, off uintptr) bool {
+	if !o.def.null && !c.orZero {
+		return false
+	}
+	c.add(off, ptrSize, 0) // null; with orZero, a present default goes the general way
+	return true
+}
+
+func flatBytes(c *checkList, o *fieldPlan, off uintptr) bool {
+	switch {
+	case c.orZero: // isUnset: empty or null
+		c.add(off+sliceLenOff, intSize, 0)
+	case o.def.null:
+		c.add(off, ptrSize, 0)
+	default: // the default is empty and not null: two tests, no flat form
+		return false
+	}
+	return true
+}
+
+func flatArray(c *checkList, o *fieldPlan, off uintptr) bool {
+	if o.def.null && !c.orZero {
+		c.add(off, ptrSize, 0)
+	} else { // empty or null; a default of empty holds for a nil array too
+		c.add(off+sliceLenOff, intSize, 0)
+	}
+	return true
+}
+
+func flatStructPtr(c *checkList, _ *fieldPlan, off uintptr) bool {
+	c.add(off, ptrSize, 0) // absent; a present struct holding defaults goes the general way
+	return true
+}
+
+func flatStruct(c *checkList, o *fieldPlan, off uintptr) bool {
+	for _, list := range [][]*fieldPlan{o.sub.fields, o.sub.tagged, o.sub.absent} {
+		for _, f := range list {
+			if !c.field(f, off) {
+				return false
 			}
 		}
-		if o.sub.hasUnknown { // none held: a nil pointer
-			add(off+o.sub.unknownOff, ptrSize, 0)
-		}
-	default:
-		return false
+	}
+	if o.sub.hasUnknown { // none held: a nil pointer
+		c.add(off+o.sub.unknownOff, ptrSize, 0)
 	}
 	return true
 }

@@ -36,23 +36,25 @@ const (
 
 // wireType is the one home of what kwire does with one wire type (kind):
 // every consumer that used to switch on the kind looks its entry up here,
-// as protobuf-go's pointerCoderFuncs are. Each function takes the field plan and
-// the address of the value.
+// as protobuf-go's pointerCoderFuncs are. Each function takes the field
+// plan and the address of the value.
 //
 // A new wire type is a kind constant above and an entry in init below:
 // the Go types and keys that pick it (goType, key, keys), resolve for a
 // container, whether it can be null, has a length and can be an array
-// element, its size and bytes, default and zero tests, default parsing
-// and storing, minimum wire size, both fillers, and the tracer's name
-// and view; a fixed width must be one the fused runs copy (1, 2, 4, 8
-// or 16 bytes).
+// element, its size and bytes, default and zero tests and their flat
+// form (flatCheck), default parsing and storing, minimum wire size, both
+// fillers, and the tracer's name and view; a fixed width must be one the
+// fused runs copy (1, 2, 4, 8 or 16 bytes). A plan holding a type whose
+// entry lacks a needed piece fails to build (lacks).
 //
 // Code outside this file still keys on kinds. decodeValue (decode.go),
-// the decoder's general path, has no entry here to fall back on: a new
-// wire type needs a case there too. The rest are short cases for common
-// forms with these entries (or the general paths) behind them, held to
-// the same bytes by the property and interop tests: the compiled
-// programs (program.go's compileField and flat default checks, the fixed
+// the decoder's general path, dispatches by a switch (a call through the
+// table would put every decodeState on the heap): a new wire type needs
+// a case there too, and without one its decode is an error. The rest
+// are short cases for common forms with these entries (or the general
+// paths) behind them, held to the same bytes by the property and interop
+// tests: the compiled programs (program.go's compileField, the fixed
 // runs' bool slots), decodeArray's int32 and struct elements
 // (decode.go), encodeArray's int32, int64 and struct elements
 // (encode.go), and resetList (reset.go), which goes into a struct
@@ -78,8 +80,12 @@ type wireType struct {
 	// pointer whose nil is null and array elements are never null.
 	canBeNull, lengthPrefixed, notAnElement bool
 	// size and appendTo are the value's wire size and its bytes.
+	// (Decoding is decodeValue's switch: see there.)
 	size     func(o *fieldPlan, fp pointer) (int, error)
 	appendTo func(b []byte, o *fieldPlan, fp pointer) ([]byte, error)
+	// flatCheck compiles isDefault (isUnset with c.orZero) into flat
+	// compares, when the field's default has a flat form (program.go).
+	flatCheck func(c *checkList, o *fieldPlan, off uintptr) bool
 	// isDefault: the value equals the field's schema default (tagged
 	// fields are written only when it does not); isZero: it is Go's zero
 	// value (how Go code says "not set").
@@ -172,7 +178,7 @@ func init() {
 		}
 		return defaultValue{null: true}, nil
 	}
-	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt,
+	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt, flatCheck: flatNumber,
 		parseDefault: unsignedDefault(math.MaxUint32),
 		size:         func(_ *fieldPlan, fp pointer) (int, error) { return uvarintSize(*fp.uint32()), nil },
 		appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
@@ -182,29 +188,29 @@ func init() {
 	}
 
 	wireTypes = [...]wireType{
-		kInt8: {name: "int8", goType: is(reflect.Int8), fixed: 1, isZero: zero8, fillRandom: rand8,
+		kInt8: {name: "int8", flatCheck: flatNumber, goType: is(reflect.Int8), fixed: 1, isZero: zero8, fillRandom: rand8,
 			parseDefault: signedDefault(8), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo:  func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) { return append(b, *fp.uint8()), nil },
 			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.int8()) == o.def.i }},
-		kInt16: {name: "int16", goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
+		kInt16: {name: "int16", flatCheck: flatNumber, goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				return appendInt16(b, *fp.int16()), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.int16()) == o.def.i }},
-		kInt32: {name: "int32", goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
+		kInt32: {name: "int32", flatCheck: flatNumber, goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kInt64: {name: "int64", goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, fillRandom: rand64,
+		kInt64: {name: "int64", flatCheck: flatNumber, goType: is(reflect.Int64), fixed: 8, isZero: zero64, appendTo: append64, isDefault: i64Default, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kUint16: {name: "uint16", goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
+		kUint16: {name: "uint16", flatCheck: flatNumber, goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				return appendInt16(b, *fp.int16()), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.uint16()) == o.def.i }},
-		kUint32: {name: "uint32", goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
+		kUint32: {name: "uint32", flatCheck: flatNumber, goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
 			parseDefault: unsignedDefault(math.MaxUint32), nonZeroDefault: intNonZero, flattenDefault: flatInt},
-		kFloat64: {name: "float64", goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64,
+		kFloat64: {name: "float64", flatCheck: flatFloat, goType: is(reflect.Float64), fixed: 8, isZero: zero64, appendTo: append64,
 			isDefault: func(o *fieldPlan, fp pointer) bool {
 				f := *fp.float64()
 				return f == o.def.f || (math.IsNaN(f) && math.IsNaN(o.def.f))
@@ -221,7 +227,7 @@ func init() {
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) {
 				*fp.float64() = []float64{0, -1.5, math.MaxFloat64, math.Inf(1), f.r.NormFloat64()}[f.r.Intn(5)]
 			}},
-		kBool: {name: "bool", goType: is(reflect.Bool), fixed: 1, isZero: zero8,
+		kBool: {name: "bool", flatCheck: flatBool, goType: is(reflect.Bool), fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				if *fp.bool() {
 					return append(b, 1), nil
@@ -244,13 +250,13 @@ func init() {
 				return 0
 			}),
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.bool() = f.chance(2) }},
-		kVarint: {name: "varint", goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
+		kVarint: {name: "varint", flatCheck: flatNumber, goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *fieldPlan, fp pointer) (int, error) { return varintSize(*fp.int32()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				return appendVarint(b, *fp.int32()), nil
 			}},
-		kVarlong: {name: "varlong", goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
+		kVarlong: {name: "varlong", flatCheck: flatNumber, goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *fieldPlan, fp pointer) (int, error) { return varlongSize(*fp.int64()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
@@ -258,7 +264,7 @@ func init() {
 			}},
 		kUvarint:   with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Uint32), u32Default }),
 		kUvarint32: with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Int32), i32Default }),
-		kUUID: {name: "uuid",
+		kUUID: {name: "uuid", flatCheck: flatUUID,
 			goType: func(gt reflect.Type) bool {
 				return gt.Kind() == reflect.Array && gt.Len() == 16 && gt.Elem().Kind() == reflect.Uint8
 			},
@@ -270,7 +276,7 @@ func init() {
 			isZero:     func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == UUID{} },
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { f.r.Read(fp.uuid()[:]) },
 			describe:   func(_ *fieldPlan, p pointer) string { return (*p.uuid()).String() }},
-		kString: {name: "string", goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
+		kString: {name: "string", flatCheck: flatString, goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
 			size: func(o *fieldPlan, fp pointer) (int, error) { return stringSize(o, len(*fp.string())) },
 			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 				return appendString(b, o, *fp.string())
@@ -288,7 +294,7 @@ func init() {
 			setDefault:     func(o *fieldPlan, fp pointer) { *fp.string() = o.def.s },
 			fillRandom:     func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.string() = f.str() },
 			describe:       func(o *fieldPlan, p pointer) string { return describeString(o, *p.string()) }},
-		kNullString: {name: "nullable_string", goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
+		kNullString: {name: "nullable_string", flatCheck: flatNullString, goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
 			size: func(o *fieldPlan, fp pointer) (int, error) {
 				sp := *fp.stringPtr()
 				if sp == nil {
@@ -345,7 +351,7 @@ func init() {
 				}
 				return "null"
 			}},
-		kBytes: {name: "bytes", keys: []string{"records"},
+		kBytes: {name: "bytes", flatCheck: flatBytes, keys: []string{"records"},
 			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() == reflect.Uint8 },
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
 			parseDefault: onlyNull, describe: describeBytes,
@@ -396,7 +402,7 @@ func init() {
 				}
 				return bs != nil && len(bs) == 0
 			}},
-		kArray: {name: "array", keys: []string{"varint", "uvarint"}, resolve: (*builder).resolveArray,
+		kArray: {name: "array", flatCheck: flatArray, keys: []string{"varint", "uvarint"}, resolve: (*builder).resolveArray,
 			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() != reflect.Uint8 },
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
@@ -411,7 +417,7 @@ func init() {
 				}
 				return h.len == 0
 			}},
-		kStruct: {name: "struct", goType: is(reflect.Struct), resolve: (*builder).resolveStruct,
+		kStruct: {name: "struct", flatCheck: flatStruct, goType: is(reflect.Struct), resolve: (*builder).resolveStruct,
 			size:           func(o *fieldPlan, fp pointer) (int, error) { return sizeStruct(o.sub, fp) },
 			appendTo:       func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) { return encodeStruct(b, o.sub, fp) },
 			isDefault:      func(o *fieldPlan, fp pointer) bool { return structIsDefault(o.sub, fp, isDefault) },
@@ -426,7 +432,7 @@ func init() {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
 			trace: (*tracer).structValue},
-		kStructPtr: {name: "nullable struct", goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
+		kStructPtr: {name: "nullable struct", flatCheck: flatStructPtr, goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
 			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
 			trace: (*tracer).nullableStruct,
@@ -622,6 +628,27 @@ func kindOf(gt reflect.Type, t fieldTag) (kind, bool) {
 		}
 	}
 	return found, ok
+}
+
+// lacks names the pieces every wire type needs that w has not. A plan
+// holding a field of w fails to build with them named, rather than run
+// without them (a missing flatCheck once turned off the flat checks of
+// every plan holding the type, and nothing said so).
+func (w *wireType) lacks() []string {
+	var missing []string
+	for _, piece := range []struct {
+		name string
+		has  bool
+	}{
+		{"name", w.name != ""}, {"goType", w.goType != nil}, {"size", w.size != nil},
+		{"appendTo", w.appendTo != nil}, {"isDefault", w.isDefault != nil}, {"isZero", w.isZero != nil},
+		{"minWire", w.minWire != nil}, {"flatCheck", w.flatCheck != nil}, {"fillRandom", w.fillRandom != nil},
+	} {
+		if !piece.has {
+			missing = append(missing, piece.name)
+		}
+	}
+	return missing
 }
 
 // accepts reports whether a field of this wire type may carry the key.
