@@ -137,7 +137,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 				n, in = n+putNullLength(base.at(n), in.code == cArrayInt32Compact), advance(in)
 				continue
 			}
-			if !(h.data.isNil() || !in.nullable) && h.len < 0x7f && n+4+4*h.len <= c {
+			if (!h.data.isNil() || !in.nullable) && h.len < 0x7f && n+4+4*h.len <= c {
 				m := n
 				if in.code == cArrayInt32Classic {
 					put32(base.at(m), uint32(h.len))

@@ -133,17 +133,20 @@ func copyShort(base pointer, at int, src pointer, l int) {
 	if l == 0 {
 		return
 	}
-	dst := base.at(at)
+	// Written on unsafe.Pointer, not through pointer's methods, so that
+	// it stays under the inliner's budget: every short string's copy is
+	// inlined into the loops.
+	dst, from := unsafe.Add(base.p, at), src.p
 	switch {
 	case l >= 16:
-		*dst.block16() = *src.block16()
-		*dst.at(l - 16).block16() = *src.at(l - 16).block16()
+		*(*[16]byte)(dst) = *(*[16]byte)(from)
+		*(*[16]byte)(unsafe.Add(dst, l-16)) = *(*[16]byte)(unsafe.Add(from, l-16))
 	case l >= 8:
-		*dst.block8() = *src.block8()
-		*dst.at(l - 8).block8() = *src.at(l - 8).block8()
+		*(*[8]byte)(dst) = *(*[8]byte)(from)
+		*(*[8]byte)(unsafe.Add(dst, l-8)) = *(*[8]byte)(unsafe.Add(from, l-8))
 	default:
 		for i := range l {
-			*dst.at(i).uint8() = *src.at(i).uint8()
+			*(*byte)(unsafe.Add(dst, i)) = *(*byte)(unsafe.Add(from, i))
 		}
 	}
 }
