@@ -74,7 +74,6 @@ type half struct {
 	pos     int64  // stream offset of buf[0], from the first byte seen
 	synced  bool   // buf[0] is at a frame boundary
 	started bool   // the reassembler has shown this direction's first packet
-	syn     bool   // ... and it was a SYN: the stream is seen from its start
 	discard int64  // bytes still to drop of a frame over MaxFrame
 	sought  int64  // bytes dropped looking for a frame boundary since the last one
 	// While looking for a frame boundary: the stream offset up to which
@@ -145,7 +144,7 @@ func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.T
 	if !h.started {
 		h.started = true
 		if tcp.SYN {
-			h.syn, h.synced = true, true
+			h.synced = true // seen from its start
 			if c.client < 0 {
 				c.client = d // the SYN's sender
 				if tcp.ACK {
@@ -781,14 +780,14 @@ func (c *conn) end() {
 		h := &c.half[d]
 		switch {
 		case h.discard > 0:
+			c.s.stats.CutFrames++
 			notes = append(notes, fmt.Sprintf("the %s's stream ended %d bytes short of a frame's end", c.role(d), h.discard))
 		case len(h.buf) > 0 && h.synced:
+			c.s.stats.CutFrames++
 			notes = append(notes, fmt.Sprintf("the %s's stream ended inside a frame: %d bytes of it", c.role(d), len(h.buf)))
 		case len(h.buf) > 0 || h.sought > 0:
+			c.s.stats.SkippedBytes += int64(len(h.buf)) + h.sought
 			notes = append(notes, fmt.Sprintf("the %s's last %d bytes were not at a frame boundary", c.role(d), int64(len(h.buf))+h.sought))
-		}
-		if !h.synced || len(h.buf) > 0 || h.discard > 0 {
-			c.s.stats.CutFrames++
 		}
 	}
 	if n := len(c.pending); n > 0 {

@@ -369,5 +369,4 @@ func (s *sniffer) finish() {
 	for c := range s.live {
 		c.end()
 	}
-	s.stats.finish()
 }

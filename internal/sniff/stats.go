@@ -48,7 +48,7 @@ type Stats struct {
 	Gaps         int64 // holes in streams
 	GapBytes     int64 // bytes in them
 	SkippedBytes int64 // bytes passed over to find a frame boundary
-	CutFrames    int64 // frames a connection's end or the capture's cut
+	CutFrames    int64 // frames cut short by a connection's or the capture's end
 	Truncated    bool  // the capture file ends inside a packet
 }
 
@@ -90,8 +90,6 @@ func (s *sniffer) record(r *Record) {
 	}
 	s.emit(r)
 }
-
-func (s *Stats) finish() {}
 
 // Histogram holds durations in buckets 4% wide, from 1µs up: bounded
 // memory, percentiles within 2%.
