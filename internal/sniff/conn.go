@@ -586,7 +586,7 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 // makes the direction look for the next frame boundary.
 func (c *conn) lostSync(d int, ts time.Time, why string) {
 	h := &c.half[d]
-	h.synced, h.sought = false, 1
+	h.synced, h.sought = false, 0 // the bytes here are no frame: resync skips at least one
 	h.frontier, h.waiting = 0, h.waiting[:0]
 	c.s.stats.Undecodable++
 	c.record(&Record{Time: ts, Kind: Gap, Key: -1, Err: errors.New(why),
