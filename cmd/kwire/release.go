@@ -42,6 +42,9 @@ func printRelease(out io.Writer, name, since string) error {
 		}
 		changes := release.Diff(old, r)
 		fmt.Fprintf(w, "# Kafka %s → %s: %d APIs changed\n", old.Name(), r.Name(), len(changes))
+		if len(changes) == 0 {
+			return w.Flush()
+		}
 		fmt.Fprintln(w, "KEY\tNAME\t"+old.Name()+"\t"+r.Name())
 		for _, c := range changes {
 			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Key, c.Name(), rangeOrNone(c.Old), rangeOrNone(c.New))

@@ -43,6 +43,10 @@ func TestAPIsKafkaRelease(t *testing.T) {
 	assert.Regexp(t, `(?m)^18 +ApiVersions +0-3 +0-4$`, out.String())
 
 	out.Reset()
+	require.NoError(t, run([]string{"apis", "-kafka", "3.7", "-since", "3.7.2"}, &out))
+	assert.Equal(t, "# Kafka 3.7 → 3.7: 0 APIs changed\n", out.String(), "no empty table")
+
+	out.Reset()
 	require.NoError(t, run([]string{"apis", "-kafka", "4.0-controller", "-since", "3.9-controller"}, &out))
 	assert.Regexp(t, `(?m)^7 +ControlledShutdown +0-3 +-$`, out.String(), "a dropped API")
 
