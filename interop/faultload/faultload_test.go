@@ -27,11 +27,14 @@ func TestMain(m *testing.M) {
 // kfake's restart that a short run hits too rarely to test.
 func TestBrokerOutage(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kwire")
-	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
-	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kwire: %v\n%s", err, out)
+	bin := os.Getenv("FAULTLOAD_KWIRE") // an older kwire, to see the test fail
+	if bin == "" {
+		bin = filepath.Join(dir, "kwire")
+		build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
+		build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building kwire: %v\n%s", err, out)
+		}
 	}
 	cfg := config{
 		Kwire: bin, Dir: dir, Signal: syscall.SIGKILL,

@@ -15,6 +15,7 @@
 // side wrote more records twice than the direct side.
 //
 //	go run ./faultload -duration 60s -kill-at 25s -outage 5s
+//	go run ./faultload -kwire /tmp/kwire-2bccccc   # an older proxy
 package main
 
 import (
@@ -136,6 +137,7 @@ func main() {
 	flag.DurationVar(&cfg.Flush, "flush", 60*time.Second, "how long producers may take to finish after -duration")
 	flag.IntVar(&cfg.BrokerPort, "port", 0, "the broker's port (0: a free one)")
 	term := flag.Bool("sigterm", false, "stop the broker with SIGTERM (a clean shutdown) rather than SIGKILL")
+	kwireBin := flag.String("kwire", "", "the kwire binary whose proxy to run (default: build this tree's), to compare an older proxy")
 	keep := flag.Bool("keep", false, "on failure (or duplicates) keep the run's directory: the proxy's -json log and each client's kgo log")
 	proxyArgs := flag.String("proxy-args", "", "extra `kwire proxy` flags, space-separated (e.g. \"-dial-timeout 1s\")")
 	flag.Parse()
@@ -152,12 +154,15 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	cfg.Dir = dir
-	cfg.Kwire = filepath.Join(dir, "kwire")
-	build := exec.Command("go", "build", "-o", cfg.Kwire, "github.com/kwirelabs/kwire/cmd/kwire")
-	build.Dir = ".." // run from interop/: the main module, whose go.sum covers the tool's dependencies
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		log.Fatal(err)
+	cfg.Kwire = *kwireBin
+	if cfg.Kwire == "" {
+		cfg.Kwire = filepath.Join(dir, "kwire")
+		build := exec.Command("go", "build", "-o", cfg.Kwire, "github.com/kwirelabs/kwire/cmd/kwire")
+		build.Dir = ".." // run from interop/: the main module, whose go.sum covers the tool's dependencies
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			log.Fatal(err)
+		}
 	}
 	res, err := run(cfg)
 	if err != nil {
