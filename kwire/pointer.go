@@ -83,8 +83,35 @@ func (p pointer) bytesOf(n, c int) []byte {
 	return *(*[]byte)(unsafe.Pointer(&sliceHeader{p, n, c}))
 }
 
-// clear zeroes n bytes at p, which hold no pointers.
-func (p pointer) clear(n uintptr) { clear(unsafe.Slice((*byte)(p.p), n)) }
+// bits is the n-byte (1, 2, 4 or 8) unsigned value at p.
+func (p pointer) bits(n uintptr) uint64 {
+	switch n {
+	case 1:
+		return uint64(*(*uint8)(p.p))
+	case 2:
+		return uint64(*(*uint16)(p.p))
+	case 4:
+		return uint64(*(*uint32)(p.p))
+	}
+	return *(*uint64)(p.p)
+}
+
+// zero clears the n bytes at p, which hold no pointers: a word or less
+// in one store.
+func (p pointer) zero(n uintptr) {
+	switch n {
+	case 8:
+		*(*uint64)(p.p) = 0
+	case 4:
+		*(*uint32)(p.p) = 0
+	case 2:
+		*(*uint16)(p.p) = 0
+	case 1:
+		*(*uint8)(p.p) = 0
+	default:
+		clear(unsafe.Slice((*byte)(p.p), n))
+	}
+}
 
 // put16, put32 and put64 store v big-endian at p, which must have room.
 // The byte stores compile to one swapped store, as binary.BigEndian's do;

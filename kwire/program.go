@@ -307,18 +307,7 @@ func checksPass(cs []defaultCheck, p pointer) bool {
 
 // passes runs one flat default check on the struct at p.
 func (c *defaultCheck) passes(p pointer) bool {
-	fp := p.add(uintptr(c.off))
-	var v uint64
-	switch c.size {
-	case 1:
-		v = uint64(*fp.uint8())
-	case 2:
-		v = uint64(*fp.uint16())
-	case 4:
-		v = uint64(*fp.uint32())
-	default:
-		v = *fp.uint64()
-	}
+	v := p.add(uintptr(c.off)).bits(uintptr(c.size))
 	return v == c.bits || c.orZero && v == 0
 }
 

@@ -115,20 +115,10 @@ func hasPointers(t reflect.Type) bool {
 // reset clears what decoding the struct at p with pl would not write.
 func (pl *plan) reset(p pointer) {
 	for _, c := range pl.clears {
-		fp := p.add(c.off)
-		switch {
-		case c.ptr:
+		if fp := p.add(c.off); c.ptr {
 			*fp.ptr() = pointer{}
-		case c.size == 8:
-			*fp.uint64() = 0
-		case c.size == 4:
-			*fp.uint32() = 0
-		case c.size == 2:
-			*fp.uint16() = 0
-		case c.size == 1:
-			*fp.uint8() = 0
-		default:
-			fp.clear(c.size)
+		} else {
+			fp.zero(c.size)
 		}
 	}
 }
