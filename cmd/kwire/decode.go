@@ -50,13 +50,13 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		}
 		return fmt.Errorf("decode: the frame is not hex: %v", err)
 	}
+	if !*asJSON && (*records || *rawRecords) {
+		return fmt.Errorf("decode: -records and -raw-records go with -json")
+	}
 	if *asJSON {
-		var opts []pretty.Option
-		if *records {
-			opts = append(opts, pretty.WithRecords())
-		}
-		if *rawRecords {
-			opts = append(opts, pretty.WithRawRecords())
+		opts, err := recordsOptions(*records, *rawRecords)
+		if err != nil {
+			return fmt.Errorf("decode: %w", err)
 		}
 		return decodeJSON(frame, *response, *key, *version, opts, out)
 	}
@@ -96,6 +96,20 @@ func checkResponseVersion(api messages.API, version int) error {
 		return fmt.Errorf("decode: %s has versions %d-%d; give one with -v", api.Name, api.MinVersion, api.MaxVersion)
 	}
 	return nil
+}
+
+// recordsOptions are the JSON options of -records (records in full) and
+// -raw-records (their bytes in base64), which exclude each other.
+func recordsOptions(records, rawRecords bool) ([]pretty.Option, error) {
+	switch {
+	case records && rawRecords:
+		return nil, fmt.Errorf("-records and -raw-records: give one (in full, or as base64)")
+	case records:
+		return []pretty.Option{pretty.WithRecords()}, nil
+	case rawRecords:
+		return []pretty.Option{pretty.WithRawRecords()}, nil
+	}
+	return nil, nil
 }
 
 // decodedFrame is the -json output: what the header says, then the body.

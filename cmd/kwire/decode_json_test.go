@@ -83,3 +83,14 @@ func TestDecodeFileArgument(t *testing.T) {
 	err = run([]string{"decode", "zz"}, new(bytes.Buffer))
 	require.ErrorContains(t, err, "the frame is not hex")
 }
+
+// -records and -raw-records choose one form, and only for -json.
+func TestDecodeRecordsFlags(t *testing.T) {
+	hex := "0000001a001200030000000700046b63617400066b7769726504312e3000"
+	err := run([]string{"decode", "-json", "-records", "-raw-records", hex}, new(bytes.Buffer))
+	require.ErrorContains(t, err, "-records and -raw-records: give one")
+	err = run([]string{"decode", "-records", hex}, new(bytes.Buffer))
+	require.ErrorContains(t, err, "go with -json")
+	err = runSend([]string{"-b", "127.0.0.1:1", "-records", "-raw-records"}, strings.NewReader("{}"), new(bytes.Buffer))
+	require.ErrorContains(t, err, "send: -records and -raw-records: give one")
+}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kwirelabs/kwire/internal/saslclient"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )
@@ -42,6 +41,10 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	sasl.register(fs)
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	opts, err := recordsOptions(*records, *rawRecords)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
 	}
 	creds, err := sasl.credentials()
 	if err != nil {
@@ -120,13 +123,6 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	}
 	if h.CorrelationID != int32(m.corr) {
 		return fmt.Errorf("send: the response has correlation id %d, the request %d", h.CorrelationID, m.corr)
-	}
-	var opts []pretty.Option
-	if *records {
-		opts = append(opts, pretty.WithRecords())
-	}
-	if *rawRecords {
-		opts = append(opts, pretty.WithRawRecords())
 	}
 	d := decodedFrame{Dir: "response", API: m.api.api.Name, Key: m.api.api.Key, Version: version, CorrelationID: h.CorrelationID}
 	return writeDecoded(out, d, resp, opts)
