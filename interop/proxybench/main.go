@@ -287,7 +287,7 @@ func fetchAll(c net.Conn, corr, max int32) (int, error) {
 		return 0, err
 	}
 	if got := int32(binary.BigEndian.Uint32(hdr[4:])); got != corr {
-		return 0, fmt.Errorf("Fetch response has correlation id %d, want %d", got, corr)
+		return 0, fmt.Errorf("the Fetch response has correlation id %d, want %d", got, corr)
 	}
 	size := int(binary.BigEndian.Uint32(hdr[:]))
 	_, err := io.CopyN(io.Discard, c, int64(size)-4)
