@@ -29,6 +29,13 @@ type options struct {
 // header value is a JSON string when it is valid UTF-8, {"Base64":"..."}
 // when it is not, and null when null. ParseJSON rebuilds the batches from
 // it: an uncompressed batch to the same bytes.
+//
+// Records in full are bounded by the message's records bytes, since a few
+// KiB of zstd can stand for gigabytes: they may take 8 MiB of JSON and 32
+// bytes for each byte of records fields; no batch is decompressed past
+// what is left of that (though one batch's JSON can be six times its
+// decompressed bytes, where they all need escaping), and once it is spent
+// the set ends with an Error saying the rest is left out.
 func WithRecords() Option { return func(o *options) { o.records = true } }
 
 // WithRawRecords writes records fields as their bytes in standard base64,
@@ -84,6 +91,9 @@ func messageValue(msg any, op string, write bool) (reflect.Value, error) {
 type jsonWriter struct {
 	buf  []byte
 	opts options
+	// fullRecords are the bytes written so far of records in full, and
+	// fullRecordsAllowed what they may take (fullRecordsBudget).
+	fullRecords, fullRecordsAllowed int
 }
 
 // member is one key of a struct's JSON object: a field the version has,

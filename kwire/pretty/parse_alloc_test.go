@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
@@ -100,4 +104,34 @@ func TestParseJSONLargeRealInput(t *testing.T) {
 	if got := back.TopicData[0].PartitionData[0].Records; !bytes.Equal(got, batch) {
 		t.Fatalf("read back %d bytes, want the %d built", len(got), len(batch))
 	}
+}
+
+// Records in full are bounded by the records' bytes: zstd batches of
+// 16 MiB of zeros, 1.9 KB each on the wire, would otherwise come out as
+// 96 MiB of JSON each (805 MB and 5 GB allocated for eight). The set
+// stops with an Error once the budget is spent; a batch within it is
+// shown whole.
+func TestRecordsInFullBoundedByTheirBytes(t *testing.T) {
+	var bombs []byte
+	for range 8 {
+		var err error
+		bombs, err = record.AppendBatch(bombs, []record.Record{{Value: make([]byte, 16<<20)}}, record.WithCodec(record.CodecZstd))
+		require.NoError(t, err)
+	}
+	small, err := record.AppendBatch(nil, []record.Record{{Value: bytes.Repeat([]byte("fits "), 100_000)}}, record.WithCodec(record.CodecZstd))
+	require.NoError(t, err)
+	fetch := &messages.FetchResponse{Responses: []messages.FetchResponseFetchableTopicResponse{{Topic: "t",
+		Partitions: []messages.FetchResponsePartitionData{{PartitionIndex: 0, Records: small}, {PartitionIndex: 1, Records: bombs}}}}}
+	var j []byte
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	j, err = pretty.JSON(fetch, 12, pretty.WithRecords())
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	t.Logf("%d bytes of records, %d of JSON, %d allocated", len(small)+len(bombs), len(j), after.TotalAlloc-before.TotalAlloc)
+	assert.Less(t, len(j), 16<<20, "JSON")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated")
+	assert.Contains(t, string(j), strings.Repeat("fits ", 1000), "the batch within the budget, whole")
+	assert.Contains(t, string(j), `"Error":"the rest is left out: records in full may take 8 MiB of JSON`)
 }

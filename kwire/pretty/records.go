@@ -2,6 +2,8 @@ package pretty
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -25,7 +27,7 @@ func (recordsForm) write(w *jsonWriter, _ *kwire.Field, v reflect.Value) {
 	case w.opts.rawRecords:
 		w.buf = appendBase64(w.buf, b)
 	case w.opts.records:
-		w.buf = appendRecordsDetail(w.buf, b)
+		w.appendRecordsDetail(b)
 	default:
 		w.buf = appendRecordsSummary(w.buf, b)
 	}
@@ -121,15 +123,45 @@ func appendTail(dst []byte, partial bool, err error) []byte {
 	return append(dst, '}')
 }
 
-func appendRecordsDetail(dst, data []byte) []byte {
+// Records in full take at most fullRecordsSlack bytes of JSON and
+// fullRecordsPerByte for every byte of records fields in the message:
+// a few KiB of zstd can stand for gigabytes of records.
+const (
+	fullRecordsSlack   = 8 << 20
+	fullRecordsPerByte = 32
+)
+
+// errFullRecordsBudget cuts records in full at the budget.
+var errFullRecordsBudget = fmt.Errorf("the rest is left out: records in full may take %d MiB of JSON and %d bytes for each byte of records (WithRawRecords, -raw-records, shows them all)",
+	fullRecordsSlack>>20, fullRecordsPerByte)
+
+// appendRecordsDetail writes the batches of data in full, within the
+// budget: each batch may decompress to what is left of it, and the set
+// stops (with an Error) once it is spent.
+func (w *jsonWriter) appendRecordsDetail(data []byte) {
+	if w.fullRecordsAllowed == 0 {
+		w.fullRecordsAllowed = fullRecordsSlack
+	}
+	w.fullRecordsAllowed += fullRecordsPerByte * len(data)
+	dst := w.buf
 	dst = append(dst, `{"Bytes":`...)
 	dst = strconv.AppendInt(dst, int64(len(data)), 10)
 	dst = append(dst, `,"Batches":[`...)
 	r := record.NewReader(data)
 	var failed error
 	for n := 0; ; n++ {
+		left := w.fullRecordsAllowed - w.fullRecords
+		if left <= 0 {
+			failed = errFullRecordsBudget
+			break
+		}
+		r.MaxDecompressedSize = min(left, record.DefaultMaxDecompressedSize)
 		b, err := r.Next()
 		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, record.ErrTooLarge) && left < record.DefaultMaxDecompressedSize {
+			failed = errFullRecordsBudget
 			break
 		}
 		if err != nil {
@@ -139,14 +171,16 @@ func appendRecordsDetail(dst, data []byte) []byte {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
+		before := len(dst)
 		dst, err = appendBatch(dst, b)
+		w.fullRecords += len(dst) - before
 		if err != nil {
 			failed = err
 			break
 		}
 	}
 	dst = append(dst, ']')
-	return appendTail(dst, r.Partial(), failed)
+	w.buf = appendTail(dst, r.Partial(), failed)
 }
 
 // recordSet reads a records object, after its '{': the full form is
