@@ -45,8 +45,8 @@ var (
 // Memory is bounded by the size of data: arrays, records and the values
 // behind pointers may take at most 16 times len(data) plus 1 MiB, and
 // JSON that would need more (a million "{}" for 352-byte structs) fails
-// with kwire.ErrTooLarge before it is allocated. JSON writes every
-// field's name, which takes more bytes than the Go value of most fields.
+// with kwire.ErrTooLarge before it is allocated. What JSON writes needs
+// at most 3 bytes for a byte: it writes every field's name.
 //
 // Errors are *kwire.Error values (Op "parse json") naming the field's
 // path and the byte offset in data, and wrapping ErrJSONSyntax, ErrUnknownField, ErrJSONValue,

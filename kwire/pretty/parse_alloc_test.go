@@ -3,6 +3,8 @@ package pretty_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -134,4 +136,49 @@ func TestRecordsInFullBoundedByTheirBytes(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated")
 	assert.Contains(t, string(j), strings.Repeat("fits ", 1000), "the batch within the budget, whole")
 	assert.Contains(t, string(j), `"Error":"the rest is left out: records in full may take 8 MiB of JSON`)
+}
+
+// The budget (16 bytes a byte) leaves room for everything JSON writes:
+// for every array of structs of every API and version, a default element
+// takes at most 3 bytes of Go for each byte of its JSON and comma (the
+// most is UpdateMetadata v1's LiveBrokers, 72 bytes for 23 of JSON), so
+// JSON's output of any size is read back. Elements whose tagged fields
+// cannot be planned outside a flexible message (64 of 1,052) are left out.
+func TestParseJSONBudgetCoversWhatJSONWrites(t *testing.T) {
+	worst, where, measured, alone := 0.0, "", 0, 0
+	var walk func(s *kwire.Schema, v int16, path string)
+	walk = func(s *kwire.Schema, v int16, path string) {
+		for _, f := range s.Fields {
+			switch {
+			case f.Elem != nil && f.Elem.Struct != nil:
+				e := reflect.New(f.Elem.Type)
+				if d, ok := e.Interface().(interface{ Default() }); ok {
+					d.Default()
+				}
+				j, err := pretty.JSON(e.Interface(), v)
+				if err != nil { // an element with tagged fields cannot be planned on its own before its message is flexible
+					alone++
+					continue
+				}
+				measured++
+				if r := float64(f.Elem.Type.Size()) / float64(len(j)+1); r > worst {
+					worst, where = r, fmt.Sprintf("%s.%s v%d: %d bytes, %d of JSON", path, f.Name, v, f.Elem.Type.Size(), len(j))
+				}
+				walk(f.Elem.Struct, v, path+"."+f.Name)
+			case f.Struct != nil:
+				walk(f.Struct, v, path+"."+f.Name)
+			}
+		}
+	}
+	for _, api := range messages.APIs() {
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			for _, m := range []any{api.NewRequest(), api.NewResponse()} {
+				s, err := kwire.SchemaOf(m, v)
+				require.NoError(t, err)
+				walk(s, v, fmt.Sprintf("%T", m))
+			}
+		}
+	}
+	t.Logf("%d element types at a version, %d not measurable alone; the most Go bytes for a byte of JSON: %.1f (%s)", measured, alone, worst, where)
+	assert.LessOrEqual(t, worst, 4.0, "the budget's 16 bytes a byte must cover what JSON writes, nested arrays included")
 }
