@@ -222,6 +222,7 @@ func startBroker(port int, dir string) (*broker, error) {
 		return nil, err
 	}
 	cmd := exec.Command(self)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this process, even after log.Fatal
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %s", brokerEnv, port, dir))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -267,6 +268,7 @@ var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
 func startProxy(cfg config, upstream string) (*exec.Cmd, string, error) {
 	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", filepath.Join(cfg.Dir, "proxy.log")}, cfg.ProxyArgs...)
 	cmd := exec.Command(cfg.Kwire, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this process, even after log.Fatal
 	errs, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, "", err

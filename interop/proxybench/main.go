@@ -549,6 +549,7 @@ var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
 // its bootstrap listener, read from its first line on stderr.
 func startProxy(bin string, args []string) (*exec.Cmd, string) {
 	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this process, even after log.Fatal
 	errs, err := cmd.StderrPipe()
 	check(err)
 	check(cmd.Start())
