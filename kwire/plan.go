@@ -41,7 +41,7 @@ type fieldPlan struct {
 
 	run []runField // kFixedRun: the fields in wire order, for errors
 	// elemType is the runtime type of T for a kArray of T: decoding
-	// allocates the elements through it (alloc.go).
+	// allocates the elements through it (pointer.go).
 	elemType goType
 	name     string
 	typ      reflect.Type // the Go type of the field
@@ -59,7 +59,7 @@ type runField struct {
 // plan is how to encode and decode one struct type at one version.
 type plan struct {
 	typ      reflect.Type
-	rtype    goType // typ's runtime type, for allocating one (alloc.go)
+	rtype    goType // typ's runtime type, for allocating one (pointer.go)
 	apiKey   int16  // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool

@@ -43,7 +43,7 @@ func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
 
 // clearsFor appends the slots that zero a value of type t at off. Its
 // pointer words are cleared as pointers and its length words as scalars,
-// at the offsets of the header types (words.go).
+// at the offsets of the header types (pointer.go).
 func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
 	ptr := func(at uintptr) { out = append(out, clearSlot{off: at, size: ptrSize, ptr: true}) }
 	switch t.Kind() {
