@@ -651,10 +651,28 @@ func (pl *plan) withDefaults(p pointer) (*plan, pointer) {
 }
 
 // applyDefaults stores pl's defaults that are not the Go zero value into
-// the struct at p.
+// the struct at p: the fixed-width ones a loop per width (defaultStores),
+// then the others by their wire type's setDefault. The loops are written
+// here, not called, as they run for every element of an array of structs
+// with defaults: as two calls, Fetch v12's decode ran 6,149 instructions,
+// against 5,985 this way.
 func (pl *plan) applyDefaults(p pointer) {
-	pl.defaultStores.apply(p)
-	pl.flatDefaults.applyOther(p)
+	ds := &pl.defaultStores
+	for _, s := range ds.w8 {
+		*p.add(s.off).uint64() = s.bits
+	}
+	for _, s := range ds.w4 {
+		*p.add(s.off).uint32() = uint32(s.bits)
+	}
+	for _, s := range ds.w2 {
+		*p.add(s.off).uint16() = uint16(s.bits)
+	}
+	for _, s := range ds.w1 {
+		*p.add(s.off).uint8() = uint8(s.bits)
+	}
+	for _, d := range pl.flatDefaults.other {
+		wireTypes[d.o.kind].setDefault(d.o, p.add(d.off))
+	}
 }
 
 // arrayString reads one string element of an array (field plan e) at d.off: the

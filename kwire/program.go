@@ -202,22 +202,6 @@ func compileStores(fixed []fixedDefault) defaultStores {
 	return ds
 }
 
-// apply stores the defaults into the struct at p.
-func (ds *defaultStores) apply(p pointer) {
-	for _, s := range ds.w8 {
-		*p.add(s.off).uint64() = s.bits
-	}
-	for _, s := range ds.w4 {
-		*p.add(s.off).uint32() = uint32(s.bits)
-	}
-	for _, s := range ds.w2 {
-		*p.add(s.off).uint16() = uint16(s.bits)
-	}
-	for _, s := range ds.w1 {
-		*p.add(s.off).uint8() = uint8(s.bits)
-	}
-}
-
 func compileField(o *fieldPlan) instr {
 	in := instr{off: o.offset, nullable: o.nullable}
 	switch o.kind {
