@@ -117,7 +117,7 @@ type jsonReader struct {
 func (r *jsonReader) charge(n int, size uintptr) error {
 	need := uint64(n) * uint64(size) // n is at most len(data)
 	if need > r.budget {
-		return r.fail(kwire.ErrTooLarge, "%d values of %d bytes each: past what %d bytes of JSON may allocate (%d bytes a byte, and 1 MiB)",
+		return r.fail(kwire.ErrTooLarge, "%d values of %d bytes each: more than %d bytes of JSON may allocate (%d bytes a byte, and 1 MiB)",
 			n, size, len(r.data), allocPerByte)
 	}
 	r.budget -= need

@@ -52,8 +52,7 @@ func hostileArray(prefix, elem, suffix string, n int) []byte {
 // size: a million small objects, each of which becomes a Go value of up
 // to 352 bytes (a StreamsGroupDescribe member), a record or a header, are
 // either read within the bound or refused with ErrTooLarge before they
-// are allocated. Before the bound, empty records took 171x the JSON's
-// size and empty members 469x (allocated in all).
+// are allocated.
 func TestParseJSONMemoryBoundedByInput(t *testing.T) {
 	const n = 1 << 20
 	// The budget is 16 bytes a byte; what it does not count is the
@@ -108,11 +107,10 @@ func TestParseJSONLargeRealInput(t *testing.T) {
 	}
 }
 
-// Records in full are bounded by the records' bytes: zstd batches of
-// 16 MiB of zeros, 1.9 KB each on the wire, would otherwise come out as
-// 96 MiB of JSON each (805 MB and 5 GB allocated for eight). The set
-// stops with an Error once the budget is spent; a batch within it is
-// shown whole.
+// Records in full are bounded by the records' bytes: a zstd batch of
+// 16 MiB of zeros, 1.9 KB on the wire, is 96 MiB of JSON. The set stops
+// with an Error once the budget is spent; a batch within it is shown
+// whole.
 func TestRecordsInFullBoundedByTheirBytes(t *testing.T) {
 	var bombs []byte
 	for range 8 {
