@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -61,9 +62,14 @@ type conn struct {
 	closeOnce   sync.Once
 }
 
-func newConn(p *Proxy, info *Conn, client, upstream net.Conn) *conn {
+// newConn relays client to upstream, starting with the bytes the client
+// sent while the upstream was dialled.
+func newConn(p *Proxy, info *Conn, client, upstream net.Conn, early []byte) *conn {
 	c := &conn{p: p, info: info, client: client, upstream: upstream}
 	c.first.r = client
+	if len(early) > 0 {
+		c.first.r = io.MultiReader(bytes.NewReader(early), client)
+	}
 	return c
 }
 

@@ -431,3 +431,44 @@ func TestBuffersShrinkWhenQuiet(t *testing.T) {
 	require.NoError(t, err)
 	readFrame(t, c)
 }
+
+// TestClientGoneWhileDialling: a client that sent a request and left
+// while the upstream was down has nothing relayed once the upstream is
+// back: its request was given up on, perhaps retried elsewhere, and
+// writing it late could write a batch twice.
+func TestClientGoneWhileDialling(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close() // the upstream is down
+	log := &syncBuffer{}
+	var dials atomic.Int32
+	p := startProxy(t, Config{Upstream: addr, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, a)
+	}}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewProduceRequest(), 9, 7, nil)))
+	require.NoError(t, err)
+	for dials.Load() < 2 {
+		yield()
+	}
+	c.Close() // the client gives up
+	ln2, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	up := &fakeUpstream{ln: ln2, answers: make(chan []byte, 1)}
+	got := make(chan []byte, 1)
+	go func() {
+		conn, err := ln2.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		b, _ := io.ReadAll(conn)
+		got <- b
+	}()
+	defer up.ln.Close()
+	waitFor(t, log, "client left while the upstream was dialled")
+	assert.Empty(t, <-got, "a request of a client that left was relayed")
+}

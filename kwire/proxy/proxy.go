@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -310,12 +311,21 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 		client.Close()
 		return
 	}
+	early, gone := clientGone(client)
+	if gone {
+		// Its requests were given up on (and perhaps retried on another
+		// connection): relaying them now could write a batch twice.
+		p.event(info, trafficlog.Close, fmt.Sprintf("client left while the upstream was dialled; its %d bytes sent meanwhile dropped", len(early)))
+		client.Close()
+		up.Close()
+		return
+	}
 	open := "from " + info.ClientAddr.String() + " to " + upstream
 	if info.TLS != nil {
 		open += " over " + tls.VersionName(info.TLS.Version)
 	}
 	p.event(info, trafficlog.Open, open)
-	cn := newConn(p, info, client, up)
+	cn := newConn(p, info, client, up, early)
 	p.mu.Lock()
 	if p.closing {
 		p.mu.Unlock()
@@ -329,6 +339,38 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 	p.mu.Lock()
 	delete(p.conns, cn)
 	p.mu.Unlock()
+}
+
+// maxEarly bounds what clientGone reads ahead: a client still sending
+// that much is there.
+const maxEarly = 1 << 20
+
+// clientGone reads what the client sent while the upstream was dialled,
+// without waiting, and reports whether it has closed its side since: a
+// client that gave up must not have its requests relayed after the fact.
+// It returns the bytes read, which the relay starts from.
+func clientGone(c net.Conn) ([]byte, bool) {
+	var early []byte
+	buf := make([]byte, 16<<10)
+	// A deadline already past fails a read without trying it; one a
+	// moment ahead returns what is there (or the close) at once.
+	c.SetReadDeadline(time.Now().Add(time.Millisecond))
+	defer c.SetReadDeadline(time.Time{})
+	for len(early) < maxEarly {
+		n, err := c.Read(buf)
+		early = append(early, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return early, true
+		}
+		if err != nil || n == 0 {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return early, false
+			}
+			return early, err != nil // reset by the peer, say
+		}
+	}
+	return early, false
 }
 
 // dial reaches an upstream broker, trying again with a growing pause
