@@ -69,7 +69,6 @@ func (p pointer) strings() *[]string                 { return (*[]string)(p.p) }
 func (p pointer) slice() *sliceHeader                { return (*sliceHeader)(p.p) }
 func (p pointer) unknownTags() *UnknownTags          { return (*UnknownTags)(p.p) }
 func (p pointer) ptr() *pointer                      { return (*pointer)(p.p) }
-func (p pointer) block16() *[16]byte                 { return (*[16]byte)(p.p) }
 func (p pointer) block8() *[8]byte                   { return (*[8]byte)(p.p) }
 func (p pointer) value(t reflect.Type) reflect.Value { return reflect.NewAt(t, p.p).Elem() }
 
