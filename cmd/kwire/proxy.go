@@ -73,7 +73,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
 	f.UpstreamTLS.register(fs, "upstream-tls", "upstream-", "the upstream brokers")
 	fs.StringVar(&f.Config, "config", "", "a YAML file of settings: the flags' names as keys; flags given on the command line win")
-	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED (repeatable)")
+	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED, close on other requests naming it (repeatable)")
 	fs.BoolVar(&f.RequireKeys, "require-keys", false, "refuse Produce records without a key with INVALID_RECORD")
 	fs.StringVar(&f.Audit, "audit", "", "append one JSON line per request to this file (created 0600): time, client address, principal, TLS, API, client id")
 }

@@ -1,11 +1,14 @@
 package filters
 
 import (
+	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/proxy"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -16,8 +19,10 @@ import (
 // for get the error; listing all topics leaves them out), Produce and
 // Fetch (denied partitions get the error; the rest are served). Topic IDs
 // (Produce v13+, Fetch v13+) are matched through the names Metadata
-// responses give them. Other APIs pass: it is a data-path filter, not a
-// replacement for the brokers' ACLs.
+// responses give them. Any other request that names a denied topic
+// (ListOffsets, OffsetCommit, DeleteTopics, a config or ACL of the topic,
+// ...) closes the connection: the filter fails closed where it cannot
+// answer as a broker would.
 type DenyTopics struct {
 	denied map[string]bool
 	ids    sync.Map // kwire.UUID -> topic name, from Metadata responses
@@ -54,8 +59,82 @@ func (d *DenyTopics) Request(c *proxy.Conn, r *proxy.Request) proxy.Action {
 		d.metadata(r, m)
 	case *messages.FetchRequest:
 		d.fetch(r, m)
+	default:
+		if name, ok := d.namesDenied(reflect.ValueOf(r.Body)); ok {
+			return proxy.CloseConn(trafficlog.APIName(r.Header.APIKey) + " names the denied topic " + name)
+		}
 	}
 	return proxy.Pass
+}
+
+// namesDenied looks for a denied topic anywhere in a request: a Name,
+// Topic or TopicName (or a TopicID) of a struct whose type is about
+// topics, a []string called Topics or TopicNames, or the ResourceName of
+// a topic resource (ResourceType 2: configs, ACLs).
+func (d *DenyTopics) namesDenied(v reflect.Value) (string, bool) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return d.namesDenied(v.Elem())
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "", false // bytes: records, metadata
+		}
+		for i := range v.Len() {
+			if name, ok := d.namesDenied(v.Index(i)); ok {
+				return name, true
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		topical := strings.Contains(t.Name(), "Topic")
+		if rt, rn := v.FieldByName("ResourceType"), v.FieldByName("ResourceName"); rt.IsValid() && rn.IsValid() &&
+			rt.Kind() == reflect.Int8 && rt.Int() == resourceTopic && rn.Kind() == reflect.String && d.denied[rn.String()] {
+			return rn.String(), true
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			fv := v.Field(i)
+			switch {
+			case topical && (f.Name == "Name" || f.Name == "Topic" || f.Name == "TopicName"):
+				if s, ok := stringOf(fv); ok && d.denied[s] {
+					return s, true
+				}
+			case topical && f.Name == "TopicID" && f.Type == reflect.TypeOf(kwire.UUID{}):
+				if name, no := d.isDenied("", fv.Interface().(kwire.UUID)); no {
+					return name, true
+				}
+			case (f.Name == "Topics" || f.Name == "TopicNames") && f.Type == reflect.TypeOf([]string(nil)):
+				for _, s := range fv.Interface().([]string) {
+					if d.denied[s] {
+						return s, true
+					}
+				}
+			default:
+				if name, ok := d.namesDenied(fv); ok {
+					return name, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// resourceTopic is Kafka's ResourceType for a topic (configs and ACLs).
+const resourceTopic = 2
+
+func stringOf(v reflect.Value) (string, bool) {
+	switch {
+	case v.Kind() == reflect.String:
+		return v.String(), true
+	case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.String:
+		return v.Elem().String(), true
+	}
+	return "", false
 }
 
 func (d *DenyTopics) Response(c *proxy.Conn, r *proxy.Response) proxy.Action {

@@ -2,6 +2,7 @@ package filters_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -20,9 +21,10 @@ import (
 // broker answers Produce requests, every partition with offset 100, and
 // keeps the requests it got.
 type broker struct {
-	ln  net.Listener
-	mu  sync.Mutex
-	got []*messages.ProduceRequest
+	ln   net.Listener
+	mu   sync.Mutex
+	got  []*messages.ProduceRequest
+	keys []int16 // of every request
 }
 
 func startBroker(t *testing.T) *broker {
@@ -47,7 +49,16 @@ func startBroker(t *testing.T) *broker {
 					if err != nil {
 						return
 					}
-					req := msg.(*messages.ProduceRequest)
+					b.mu.Lock()
+					b.keys = append(b.keys, h.APIKey)
+					b.mu.Unlock()
+					req, ok := msg.(*messages.ProduceRequest)
+					if !ok {
+						resp, _ := messages.Default.ResponseFor(h.APIKey, h.APIVersion)
+						out, _ := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
+						c.Write(out)
+						continue
+					}
 					b.mu.Lock()
 					b.got = append(b.got, req)
 					b.mu.Unlock()
@@ -165,4 +176,51 @@ func TestDenyAnswersWhollyDeniedProduce(t *testing.T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	assert.Empty(t, b.got)
+}
+
+// TestDenyClosesOnOtherAPIs: a request of an API the deny-list cannot
+// answer for (DeleteTopics by name at v5 and v6, a config of the topic)
+// closes the connection before anything goes upstream; the same request
+// for another topic passes.
+func TestDenyClosesOnOtherAPIs(t *testing.T) {
+	b := startBroker(t)
+	addr := serve(t, b.ln.Addr().String(), filters.NewDenyTopics("payroll"))
+	payroll, orders := "payroll", "orders"
+	del6 := messages.NewDeleteTopicsRequest()
+	del6.Topics = []messages.DeleteTopicsRequestDeleteTopicState{{Name: &payroll}}
+	del5 := messages.NewDeleteTopicsRequest()
+	del5.TopicNames = []string{"orders", "payroll"}
+	cfg := messages.NewIncrementalAlterConfigsRequest()
+	cfg.Resources = []messages.IncrementalAlterConfigsRequestAlterConfigsResource{{ResourceType: 2, ResourceName: "payroll"}}
+	brokerCfg := messages.NewIncrementalAlterConfigsRequest()
+	brokerCfg.Resources = []messages.IncrementalAlterConfigsRequestAlterConfigsResource{{ResourceType: 4, ResourceName: "payroll"}}
+	okDel := messages.NewDeleteTopicsRequest()
+	okDel.Topics = []messages.DeleteTopicsRequestDeleteTopicState{{Name: &orders}}
+	for _, tc := range []struct {
+		name    string
+		req     any
+		version int16
+		passes  bool
+	}{
+		{"DeleteTopics v6 payroll", del6, 6, false},
+		{"DeleteTopics v5 orders, payroll", del5, 5, false},
+		{"IncrementalAlterConfigs topic payroll", cfg, 1, false},
+		{"IncrementalAlterConfigs broker named payroll", brokerCfg, 1, true},
+		{"DeleteTopics v6 orders", okDel, 6, true},
+	} {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = c.Write(must(kwire.AppendRequest(nil, tc.req, tc.version, 1, nil)))
+		require.NoError(t, err)
+		_, err = kwire.NewFrameReader(c, 0).Next()
+		if tc.passes {
+			assert.NoError(t, err, tc.name)
+		} else {
+			assert.ErrorIs(t, err, io.EOF, tc.name)
+		}
+		c.Close()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	assert.Equal(t, []int16{44, 20}, b.keys, "only the requests that pass reach the broker")
 }
