@@ -77,7 +77,7 @@ func (d *decodeState) readUvarint64() (uint64, error) { return d.readUvarintBits
 func (d *decodeState) readUvarintBits(bits uint) (uint64, error) {
 	if d.off < len(d.src) && d.src[d.off] < 0x80 {
 		// One byte, the common case (small lengths, counts and tags):
-		// never overlong, never over bits (7 at most). Inlined.
+		// never overlong, never over bits (7 at most).
 		d.off++
 		return uint64(d.src[d.off-1]), nil
 	}
@@ -260,7 +260,7 @@ func (d *decodeState) str(n int) (string, error) {
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
 	if n <= maxInlineCopy {
-		copyShort(sliceData(buf), 0, sliceData(d.src[d.off:]), n) // no call, for a client id
+		copyShort(sliceData(buf), 0, sliceData(d.src[d.off:]), n)
 	} else {
 		copy(buf, d.src[d.off:])
 	}
@@ -272,7 +272,7 @@ func (d *decodeState) str(n int) (string, error) {
 // before they are allocated.
 func (d *decodeState) charge(n int) error {
 	if !d.limited {
-		return nil // inlined: most decodes have no budget
+		return nil // most decodes have no budget
 	}
 	return d.chargeBudget(n)
 }
@@ -305,12 +305,10 @@ func (d *decodeState) chargeBudget(n int) error {
 //
 // Nested structs and arrays of them run in the same loop, their parents
 // kept on a small stack (structStack, as encode keeps them); deeper ones
-// recurse through the general path. The cases make no call: every call
-// (the general path, the tag section, defaults) takes the loop's state
-// and hands it back, so nothing of the loop is live across a call and the
-// loop spills nothing. Entering an array calls for the elements' storage
-// with the parent already pushed, so only the array's plan, length and
-// offset live across that call.
+// recurse through the general path. The cases make no call, and every
+// call (the general path, the tag section, defaults, an array's storage)
+// takes the loop's state and hands it back: keeping the input across
+// calls measured more instructions (interop/README.md, issue #11).
 func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 	if pl.hasDefaults {
 		pl, p = pl.withDefaults(p)
@@ -322,7 +320,7 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 	for {
 		src := d.src
 		switch in.code {
-		case cSlow: // below the switch; a case, so the jump table starts at 0
+		case cSlow: // the general path, below the switch
 		case cFixedRun:
 			if len(src)-off < int(in.n) {
 				break
@@ -458,8 +456,7 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 				continue
 			}
 			if sub := in.plan(); n > 0 && st.depth < stackDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
-				// Enter the array: the parent on the stack (so
-				// that it is not live across the call), the
+				// Enter the array: the parent on the stack, the
 				// elements' storage, the first element.
 				st.push(pl, p, in, n)
 				d.off = next
@@ -505,9 +502,8 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 			if in.code == cBytesClassic {
 				n, next = classicLength(src, off, 4)
 			} else if len(src)-off >= 3 {
-				// The lengths of records, up to 2 MiB in three bytes, read
-				// here rather than in a function, which would not inline;
-				// any other form takes the general path.
+				// The lengths of records, up to 2 MiB in three bytes; any
+				// other form takes the general path (TestRecordsLengthAgrees).
 				b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
 				switch {
 				case b0 < 0x80:
@@ -643,8 +639,8 @@ func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *s
 }
 
 // withDefaults stores pl's defaults that are not the Go zero value into
-// the struct at p, before decoding it. It hands pl and p back so that
-// decodeStruct's loop keeps nothing live across the call.
+// the struct at p, before decoding it, and hands pl and p back to
+// decodeStruct's loop as its other calls do.
 func (pl *plan) withDefaults(p pointer) (*plan, pointer) {
 	pl.applyDefaults(p)
 	return pl, p
@@ -654,8 +650,7 @@ func (pl *plan) withDefaults(p pointer) (*plan, pointer) {
 // the struct at p: the fixed-width ones a loop per width (defaultStores),
 // then the others by their wire type's setDefault. The loops are written
 // here, not called, as they run for every element of an array of structs
-// with defaults: as two calls, Fetch v12's decode ran 6,149 instructions,
-// against 5,985 this way.
+// with defaults (the Decode Fetch row in interop/README.md, issue #18).
 func (pl *plan) applyDefaults(p pointer) {
 	ds := &pl.defaultStores
 	for _, s := range ds.w8 {

@@ -11,15 +11,14 @@ const maxInt16String = math.MaxInt16
 // encodeStruct appends the struct at p as plan pl describes it, running
 // the plan's compiled program (program.go) up to its end instruction.
 //
-// The loop keeps the buffer's base, length and capacity, the struct and
-// the instruction in registers: its cases write through pointers into
-// room they have checked and make no call (short strings and byte strings
-// are copied inline). Nested structs and arrays of them run in the same
-// loop, their parents kept on a small stack. Long byte strings (records)
-// go to copyLong, below the switch, for one memmove. Everything else
-// (growing, long strings, null values, the rare forms, structs nested
-// deeper than the stack, errors) goes through the one call to encodeInstr
-// below the switch, so only those two paths spill and reload.
+// Its cases write through pointers into room they have checked and make
+// no call (short strings and byte strings go through copyShort), so that
+// the common forms cost no more than kmsg's generated code
+// (interop/README.md has the rows). Nested structs and arrays of them run
+// in the same loop, their parents kept on a small stack. Long byte strings
+// (records) go to copyLong for one memmove; everything else (growing, long
+// strings, null values, the rare forms, structs nested deeper than the
+// stack, errors) goes through the one call to encodeInstr.
 func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 	if !pl.skipAbsent {
 		var err error
@@ -33,13 +32,11 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 	var long []byte      // a byte string for copyLong
 	for {
 		switch in.code {
-		case cSlow: // below the switch; a case, so the jump table starts at 0
+		case cSlow: // the general path, below the switch
 		case cFixedRun:
 			if n+int(in.n) <= c {
-				// One walk over the slots, a store for each by its width, to
-				// the spare slot past the last (width 0): runs are short, so
-				// a loop per width would cost more in loop tests than it
-				// saves in width tests.
+				// One walk over the slots, a store for each by its width, up
+				// to the spare slot past the last (width 0).
 				dst, s := base.at(n), first(as[fixedRunCode](in.ref).slots)
 				for ; s.width != 0; s = advance(s) {
 					if w := s.width; w == 4 {
@@ -278,9 +275,8 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			}
 		}
 		// The general path: one call site for every case above that did
-		// not fit, and for the codes that have no case. The plan and the
-		// struct come back with the buffer and the next instruction so
-		// that no value of the loop is live across the call.
+		// not fit, and for the codes that have no case; it hands back the
+		// buffer, plan, struct and next instruction for the loop to go on.
 		{
 			b, err := base.bytesOf(n, c), error(nil)
 			if b, pl, p, in, err = encodeInstr(b, pl, p, in); err != nil {
@@ -478,8 +474,7 @@ func encodeField(b []byte, pl *plan, in *instr, fp pointer) ([]byte, error) {
 }
 
 // checkAbsent fails if a field the version lacks holds a value that would
-// be lost. It hands b back, so that encodeStruct keeps nothing across the
-// call.
+// be lost.
 func checkAbsent(b []byte, pl *plan, p pointer) ([]byte, error) {
 	if pl.absentChecksFlat && checksPass(pl.absentChecks, p) {
 		return b, nil

@@ -22,7 +22,7 @@ type defaultValue struct {
 // fields the hot loops read come first, the ones for errors and defaults
 // last.
 type fieldPlan struct {
-	// The first 64 bytes are what the hot loops read.
+	// What the hot loops read.
 	kind      kind
 	records   bool
 	compact   bool
@@ -124,8 +124,7 @@ func packStrings(bytes int, ptr bool) int32 {
 
 // noteStrings records that a decode of this message used n string bytes,
 // ptr saying whether it took a *string target. It writes only on a
-// change, so decoders on many cores do not contend for the plan's cache
-// line.
+// change, so that decoders on many cores do not all write the shared plan.
 func (pl *plan) noteStrings(n int, ptr bool) {
 	if h := packStrings(n, ptr); n > 0 && pl.strHint.Load() != h {
 		pl.strHint.Store(h)

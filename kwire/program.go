@@ -52,8 +52,7 @@ const (
 	cEndChecks
 )
 
-// instr is one compiled field: 24 bytes on a 64-bit machine, so a plan's
-// program sits in a few cache lines.
+// instr is one compiled field.
 type instr struct {
 	code       code
 	nullable   bool    // null is legal: strings, bytes, arrays
