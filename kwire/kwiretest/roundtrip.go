@@ -139,7 +139,7 @@ func check(msg any, version int16, maxCuts int) (err error) {
 		return fmt.Errorf("marshal: %w", err)
 	}
 	if n, err := kwire.Size(msg, version); err != nil || n != len(b) {
-		return fmt.Errorf("Size says %d (%v), Marshal wrote %d bytes", n, err, len(b))
+		return fmt.Errorf("kwire.Size says %d (%v), Marshal wrote %d bytes", n, err, len(b))
 	}
 	again, err := kwire.Append([]byte("prefix"), msg, version)
 	if err != nil || string(again[:6]) != "prefix" || !bytes.Equal(again[6:], b) {
@@ -187,13 +187,13 @@ type panicError struct{ error }
 func decodeNoPanic(data []byte, into any, version int16) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = panicError{fmt.Errorf("Unmarshal panicked on %x: %v", data, p)}
+			err = panicError{fmt.Errorf("kwire.Unmarshal panicked on %x: %v", data, p)}
 		}
 	}()
 	err = kwire.Unmarshal(data, into, version)
 	var ke *kwire.Error
 	if err != nil && !errors.As(err, &ke) {
-		return panicError{fmt.Errorf("Unmarshal returned %T, not a *kwire.Error: %v", err, err)}
+		return panicError{fmt.Errorf("kwire.Unmarshal returned %T, not a *kwire.Error: %v", err, err)}
 	}
 	return err
 }
