@@ -21,6 +21,9 @@ import (
 // given: -response -k KEY -v VERSION. With -json it prints the decoded
 // frame as one JSON object instead (-records: records in full;
 // -raw-records: in base64, which kwire encode turns back into the frame).
+// Secrets (SASL exchanges, delegation-token HMACs, password configs: the
+// fields trafficlog keeps out of logs) are blanked in every view, hex dump
+// included, unless -show-secrets asks for them.
 func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -30,6 +33,7 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the frame as JSON: header facts, summary, error codes, body")
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
 	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64 (what kwire encode reads back byte for byte)")
+	showSecrets := fs.Bool("show-secrets", false, "show SASL exchanges, delegation-token HMACs and password configs rather than blanking them (for your own bytes; keep the output out of logs and tickets)")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
@@ -58,9 +62,10 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("decode: %w", err)
 		}
-		return decodeJSON(frame, *response, *key, *version, opts, out)
+		return decodeJSON(frame, *response, *key, *version, opts, *showSecrets, out)
 	}
 	var tree *kwire.Node
+	var readBody func() (any, error)
 	if *response {
 		api, aerr := responseAPI(*key)
 		if aerr != nil {
@@ -70,13 +75,33 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 			return verr
 		}
 		tree, err = kwire.TraceResponse(frame, api.NewResponse(), int16(*version))
+		readBody = func() (any, error) {
+			_, msg, err := messages.ReadResponse(frame, api.Key, int16(*version))
+			return msg, err
+		}
 	} else {
 		tree, err = messages.TraceRequest(frame)
+		readBody = func() (any, error) {
+			_, msg, err := messages.ReadRequest(frame)
+			return msg, err
+		}
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(out, hexDump(frame))
+	var hidden []byteSpan
+	if !*showSecrets {
+		// The trace shows values, not the struct; the decoded body says
+		// which of them are secret.
+		msg, err := readBody()
+		if err != nil {
+			return err
+		}
+		if hidden, err = blankSecrets(tree, msg); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(out, hexDump(frame, hidden...))
 	fmt.Fprintln(out)
 	fmt.Fprint(out, tree.Format())
 	return nil
@@ -126,7 +151,7 @@ type decodedFrame struct {
 	Body          json.RawMessage `json:"body"`
 }
 
-func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Option, out io.Writer) error {
+func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Option, showSecrets bool, out io.Writer) error {
 	d := decodedFrame{Dir: "request"}
 	var body any
 	if response {
@@ -150,6 +175,9 @@ func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Opt
 		api, _ := messages.Lookup(h.APIKey)
 		d.API, d.Key, d.Version, d.CorrelationID, d.ClientID, body = api.Name, h.APIKey, h.APIVersion, h.CorrelationID, h.ClientID, msg
 	}
+	if showSecrets {
+		return writeUnredacted(out, d, body, opts)
+	}
 	return writeDecoded(out, d, body, opts)
 }
 
@@ -157,6 +185,23 @@ func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Opt
 func writeDecoded(out io.Writer, d decodedFrame, body any, opts []pretty.Option) error {
 	desc := trafficlog.Describe(body, d.Version, true, opts...)
 	d.Summary, d.Errors, d.Body, d.Redacted = desc.Summary, desc.Errors, desc.Body, desc.Redacted
+	j, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", j)
+	return err
+}
+
+// writeUnredacted is writeDecoded with the body's secrets left in, for
+// -show-secrets.
+func writeUnredacted(out io.Writer, d decodedFrame, body any, opts []pretty.Option) error {
+	desc := trafficlog.Describe(body, d.Version, true, opts...)
+	raw, err := pretty.JSON(body, d.Version, opts...)
+	if err != nil {
+		return err
+	}
+	d.Summary, d.Errors, d.Body = desc.Summary, desc.Errors, raw
 	j, err := json.Marshal(d)
 	if err != nil {
 		return err

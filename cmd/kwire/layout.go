@@ -100,8 +100,9 @@ func findMessage(name string, key int, response bool) (messages.API, bool, error
 	return messages.API{}, false, fmt.Errorf("layout: no request or response named %q (see kwire apis)", name)
 }
 
-// hexDump prints 16 bytes a row under a column header, offsets on the left.
-func hexDump(b []byte) string {
+// hexDump prints 16 bytes a row under a column header, offsets on the left;
+// the bytes in hidden show as "**".
+func hexDump(b []byte, hidden ...byteSpan) string {
 	var s strings.Builder
 	s.WriteString("      ")
 	for i := 0; i < 16; i++ {
@@ -111,9 +112,22 @@ func hexDump(b []byte) string {
 	for row := 0; row < len(b); row += 16 {
 		fmt.Fprintf(&s, "%04x  ", row)
 		for i := row; i < row+16 && i < len(b); i++ {
-			fmt.Fprintf(&s, "%02x ", b[i])
+			if inSpans(i, hidden) {
+				s.WriteString("** ")
+			} else {
+				fmt.Fprintf(&s, "%02x ", b[i])
+			}
 		}
 		s.WriteString("\n")
 	}
 	return s.String()
+}
+
+func inSpans(i int, spans []byteSpan) bool {
+	for _, sp := range spans {
+		if i >= sp.start && i < sp.end {
+			return true
+		}
+	}
+	return false
 }

@@ -23,6 +23,8 @@ commands:
   decode -response -k KEY -v N HEX  ... or of a response frame
   decode -json [-records] ...       ... as JSON (records in full with -records,
                                     as base64 with -raw-records)
+  decode -show-secrets ...          ... with SASL bytes, token HMACs and password
+                                    configs shown (blanked by default, hex too)
   encode -k KEY -v N [-response] [-corr N] [-client ID] [-raw] < MSG.json
                                     the frame of a message given as JSON (the
                                     body of decode -json, or its whole line), hex

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	creds, err := sasl.credentials()
+	creds, err := sasl.credentials(os.Stderr)
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
@@ -162,8 +163,10 @@ func (f *saslFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.passwordFile, "sasl-password-file", "", "read the SASL password from this file (default: $KWIRE_SASL_PASSWORD)")
 }
 
-// credentials are the login the flags ask for, or nil for none.
-func (f *saslFlags) credentials() (*saslclient.Credentials, error) {
+// credentials are the login the flags ask for, or nil for none. A
+// password file that group or others may open gets a warning on warn, as
+// ssh gives for a private key.
+func (f *saslFlags) credentials(warn io.Writer) (*saslclient.Credentials, error) {
 	if f.mechanism == "" {
 		if f.user != "" || f.passwordFile != "" {
 			return nil, fmt.Errorf("-sasl-user and -sasl-password-file need -sasl-mechanism")
@@ -177,6 +180,10 @@ func (f *saslFlags) credentials() (*saslclient.Credentials, error) {
 			return nil, fmt.Errorf("-sasl-password-file: %w", err)
 		}
 		c.Password = strings.TrimRight(string(b), "\r\n")
+		if st, err := os.Stat(f.passwordFile); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+			fmt.Fprintf(warn, "kwire: warning: -sasl-password-file %s is open to group or others (mode %04o): chmod 600 %s\n",
+				f.passwordFile, st.Mode().Perm(), f.passwordFile)
+		}
 	} else if p, ok := os.LookupEnv("KWIRE_SASL_PASSWORD"); ok {
 		c.Password = p
 	} else {

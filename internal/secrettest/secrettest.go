@@ -1,13 +1,15 @@
 // Package secrettest finds a secret in output in the forms a log could
-// carry it: raw, hex (either case), and standard or URL-safe base64 at
-// each of the three alignments it can take inside a longer encoded
-// value.
+// carry it: raw, hex (either case, bytes run together or apart, as a hex
+// dump's row has them), and standard or URL-safe base64 at each of the
+// three alignments it can take inside a longer encoded value.
 package secrettest
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -40,5 +42,23 @@ func Find(out, secret []byte) (form string, found bool) {
 			return name + " " + string(f), true
 		}
 	}
+	if m := spacedHex(secret).Find(out); m != nil {
+		return "spaced hex " + string(m), true
+	}
 	return "", false
+}
+
+// spacedHex matches secret's bytes in hex, either case, with any run of
+// spaces, tabs, colons or "0x" prefixes between them ("73 33", "73:33",
+// "0x73, 0x33").
+func spacedHex(secret []byte) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?i)")
+	for i, c := range secret {
+		if i > 0 {
+			b.WriteString(`(?:[\s:,]|0x)*`)
+		}
+		fmt.Fprintf(&b, "%02x", c)
+	}
+	return regexp.MustCompile(b.String())
 }

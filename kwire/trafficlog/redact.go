@@ -48,25 +48,51 @@ func Redact(msg any) (any, []string) {
 	if !v.IsValid() || !mayHoldSecrets(v.Type()) {
 		return msg, nil
 	}
-	var r redactor
+	r := redactor{limit: maxRedactedPaths}
 	out, changed := r.value(v, "")
 	if !changed {
 		return msg, nil
 	}
-	if r.more > 0 {
-		r.paths = append(r.paths, "(and "+strconv.Itoa(r.more)+" more)")
+	paths := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		paths[i] = f.Path
 	}
-	return out.Interface(), r.paths
+	if r.more > 0 {
+		paths = append(paths, "(and "+strconv.Itoa(r.more)+" more)")
+	}
+	return out.Interface(), paths
 }
 
+// SecretField is one value Redact clears: its path in the message, as
+// Redact names it, and its length in bytes.
+type SecretField struct {
+	Path string
+	Len  int
+}
+
+// SecretFields lists every value of msg that Redact clears, all of them,
+// for a view that shows the message some other way (a byte layout) and
+// must blank the same values.
+func SecretFields(msg any) []SecretField {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || !mayHoldSecrets(v.Type()) {
+		return nil
+	}
+	var r redactor
+	r.value(v, "")
+	return r.fields
+}
+
+// redactor collects what it clears; past limit (when set) it only counts.
 type redactor struct {
-	paths []string
-	more  int
+	fields []SecretField
+	limit  int
+	more   int
 }
 
-func (r *redactor) note(path string) {
-	if len(r.paths) < maxRedactedPaths {
-		r.paths = append(r.paths, path)
+func (r *redactor) note(path string, n int) {
+	if r.limit == 0 || len(r.fields) < r.limit {
+		r.fields = append(r.fields, SecretField{path, n})
 	} else {
 		r.more++
 	}
@@ -128,7 +154,7 @@ func (r *redactor) structValue(v reflect.Value, path string) (reflect.Value, boo
 	if i, ok := configValueField(t); ok && SensitiveConfig(v.FieldByName("Name").String()) {
 		if f := v.Field(i); !f.IsZero() {
 			set(i, reflect.Zero(f.Type()))
-			r.note(prefix + "Value")
+			r.note(prefix+"Value", len(reflect.Indirect(f).String()))
 		}
 	}
 	for i := range t.NumField() {
@@ -140,7 +166,7 @@ func (r *redactor) structValue(v reflect.Value, path string) (reflect.Value, boo
 		if isSecretBytes(sf) {
 			if f.Len() > 0 {
 				set(i, reflect.Zero(sf.Type))
-				r.note(prefix + sf.Name)
+				r.note(prefix+sf.Name, f.Len())
 			}
 			continue
 		}

@@ -295,3 +295,24 @@ func TestWriterWritesEverythingInOrder(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// SecretFields names every value Redact clears, past Redact's cap on the
+// paths it lists, with each one's length.
+func TestSecretFieldsListsAll(t *testing.T) {
+	resp := &messages.DescribeDelegationTokenResponse{}
+	for i := range 10 {
+		resp.Tokens = append(resp.Tokens, messages.DescribeDelegationTokenResponseDescribedDelegationToken{Hmac: make([]byte, i+1)})
+	}
+	resp.Tokens[4].Hmac = nil
+	fields := trafficlog.SecretFields(resp)
+	require.Len(t, fields, 9)
+	assert.Equal(t, trafficlog.SecretField{Path: "Tokens[0].Hmac", Len: 1}, fields[0])
+	assert.Equal(t, trafficlog.SecretField{Path: "Tokens[9].Hmac", Len: 10}, fields[8])
+	_, paths := trafficlog.Redact(resp)
+	assert.Equal(t, "(and 1 more)", paths[len(paths)-1])
+
+	conf := &messages.AlterConfigsRequest{Resources: []messages.AlterConfigsRequestResource{{
+		Configs: []messages.AlterConfigsRequestAlterableConfig{{Name: "ssl.key.password", Value: str("pw12")}, {Name: "retention.ms", Value: str("1")}}}}}
+	assert.Equal(t, []trafficlog.SecretField{{Path: "Resources[0].Configs[0].Value", Len: 4}}, trafficlog.SecretFields(conf))
+	assert.Empty(t, trafficlog.SecretFields(&messages.MetadataRequest{}))
+}
