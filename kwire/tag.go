@@ -46,13 +46,32 @@ func kafkaTag(f reflect.StructField) (*structtag.Tag, bool, error) {
 	return t, true, nil
 }
 
-// tagItems splits a tag into key=value items at commas. A value in single
-// quotes may hold commas, and ” inside it stands for one quote:
-// default='a,b', default='it”s'. (structtag splits at every comma, so the
-// text is put back together and split here.)
-func tagItems(t *structtag.Tag) ([]string, *tagError) {
+// tagItem is one key=value item of a tag; hasVal tells key= from key.
+type tagItem struct {
+	key, val string
+	hasVal   bool
+}
+
+// tagItems is a tag's items, each key once.
+type tagItems []tagItem
+
+// has reports whether the tag gives key.
+func (items tagItems) has(key string) bool {
+	for _, it := range items {
+		if it.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// splitTag splits a tag into key=value items at commas and refuses a key
+// given twice. A value in single quotes may hold commas, and ” inside it
+// stands for one quote: default='a,b', default='it”s'. (structtag splits
+// at every comma, so the text is put back together and split here.)
+func splitTag(t *structtag.Tag) (tagItems, *tagError) {
 	s := t.Value()
-	var items []string
+	var items tagItems
 	for s != "" {
 		var item string
 		if eq := strings.IndexAny(s, ",="); eq >= 0 && s[eq] == '=' && strings.HasPrefix(s[eq+1:], "'") {
@@ -70,7 +89,11 @@ func tagItems(t *structtag.Tag) ([]string, *tagError) {
 			item, s, _ = strings.Cut(s, ",")
 		}
 		if item = strings.TrimSpace(item); item != "" {
-			items = append(items, item)
+			key, val, hasVal := strings.Cut(item, "=")
+			if items.has(key) {
+				return nil, keyError(key, "given twice")
+			}
+			items = append(items, tagItem{key, val, hasVal})
 		}
 	}
 	return items, nil
@@ -147,17 +170,12 @@ func keyError(key, format string, args ...any) *tagError {
 
 func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 	ft := fieldTag{versions: NoVersions, nullable: NoVersions, tag: -1, tagged: NoVersions}
-	seen := map[string]bool{}
-	items, terr := tagItems(t)
+	items, terr := splitTag(t)
 	if terr != nil {
 		return ft, terr
 	}
 	for _, item := range items {
-		key, val, hasVal := strings.Cut(item, "=")
-		if seen[key] {
-			return ft, keyError(key, "given twice")
-		}
-		seen[key] = true
+		key, val, hasVal := item.key, item.val, item.hasVal
 		var err error
 		switch key {
 		case "v":
@@ -204,11 +222,11 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 		}
 	}
 	switch {
-	case !seen["v"]:
+	case !items.has("v"):
 		return ft, keyError("v", "missing: a field needs the versions it is on the wire in (v=0+, v=3-5, v=none)")
-	case seen["tag"] && !seen["tagged"]:
+	case items.has("tag") && !items.has("tagged"):
 		return ft, keyError("tag", "without tagged=R: say in which versions the field is tagged")
-	case seen["tagged"] && !seen["tag"]:
+	case items.has("tagged") && !items.has("tag"):
 		return ft, keyError("tagged", "without tag=N: say the tag number")
 	case ft.varint && ft.uvarint:
 		return ft, keyError("uvarint", "together with varint: choose one")
@@ -218,17 +236,12 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 
 func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 	mt := messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}
-	seen := map[string]bool{}
-	items, terr := tagItems(t)
+	items, terr := splitTag(t)
 	if terr != nil {
 		return mt, terr
 	}
 	for _, item := range items {
-		key, val, _ := strings.Cut(item, "=")
-		if seen[key] {
-			return mt, keyError(key, "given twice")
-		}
-		seen[key] = true
+		key, val := item.key, item.val
 		var err error
 		switch key {
 		case "api":
