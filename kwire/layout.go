@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/kwirelabs/kwire/internal/gotype"
 )
 
 // Node is one piece of an encoded message as Layout shows it: where it
@@ -251,7 +253,7 @@ func (t *tracer) value(parent *Node, o *fieldPlan, name string) error {
 }
 
 func (t *tracer) structValue(parent *Node, o *fieldPlan, name string) error {
-	return t.structBody(parent, t.open(name, goTypeName(o.typ)), o)
+	return t.structBody(parent, t.open(name, gotype.Name(o.typ)), o)
 }
 
 // structBody traces the fields of struct o into its open node n and adds
@@ -268,7 +270,7 @@ func (t *tracer) structBody(parent, n *Node, o *fieldPlan) error {
 
 func (t *tracer) nullableStruct(parent *Node, o *fieldPlan, name string) error {
 	start := t.d.off
-	n := t.open(name, goTypeName(o.typ.Elem()))
+	n := t.open(name, gotype.Name(o.typ.Elem()))
 	present, err := t.d.presence(o)
 	if err != nil {
 		return err
@@ -288,7 +290,7 @@ func (t *tracer) nullableStruct(parent *Node, o *fieldPlan, name string) error {
 func (t *tracer) array(parent *Node, o *fieldPlan, name string) error {
 	// Containers are labelled by the field and their Go type, leaves by
 	// their wire type as Kafka's schemas spell it ([]uuid, uuid[0]).
-	typ, elemName := goTypeName(o.typ), name
+	typ, elemName := gotype.Name(o.typ), name
 	if wireTypes[o.elem.kind].trace == nil {
 		typ, elemName = "[]"+o.elem.wireTypeName(), o.elem.wireTypeName()
 	}

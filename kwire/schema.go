@@ -134,21 +134,6 @@ func fieldOfOp(o *fieldPlan, building map[*plan]*Schema) Field {
 	return f
 }
 
-// goTypeName writes a Go type without its package: []T, *T, T; an
-// unnamed type as Go spells it.
-func goTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice:
-		return "[]" + goTypeName(t.Elem())
-	case reflect.Pointer:
-		return "*" + goTypeName(t.Elem())
-	}
-	if t.Name() == "" {
-		return t.String()
-	}
-	return t.Name()
-}
-
 // MessageInfo is what a message struct's `_ struct{}` tag declares.
 type MessageInfo struct {
 	APIKey   int16 // -1 when the struct names no API

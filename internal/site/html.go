@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"reflect"
 	"strings"
 
+	"github.com/kwirelabs/kwire/internal/gotype"
 	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
@@ -227,27 +227,13 @@ func fieldRows(s *kwire.Schema, depth int, out []fieldRow) []fieldRow {
 		if f.Ignorable {
 			notes = append(notes, "ignorable")
 		}
-		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: goTypeName(f.Type),
+		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: gotype.Name(f.Type),
 			Wire: wire, Notes: strings.Join(notes, ", ")})
 		if sub != nil {
 			out = fieldRows(sub, depth+1, out)
 		}
 	}
 	return out
-}
-
-// goTypeName writes a Go type without its package: []T, *T, T.
-func goTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice:
-		return "[]" + goTypeName(t.Elem())
-	case reflect.Pointer:
-		return "*" + goTypeName(t.Elem())
-	}
-	if t.Name() == "" {
-		return t.String()
-	}
-	return t.Name()
 }
 
 // IndexEntry is one API's row of the index.
