@@ -209,12 +209,7 @@ func (e *emitter) goStruct(n *naming, g *goStruct) error {
 	}
 	e.p("type %s struct {\n", g.name)
 	if g.top != nil {
-		var parts []string
-		if m.APIKey >= 0 {
-			parts = append(parts, fmt.Sprintf("api=%d", m.APIKey))
-		}
-		parts = append(parts, "versions="+versionsText(m.Min, m.Max), "flexible="+m.Flexible.format(m.Max))
-		e.p("_ struct{} `kafka:\"%s\"`\n", strings.Join(parts, ","))
+		e.p("_ struct{} `kafka:\"%s\"`\n", messageTag(m))
 	}
 	names := map[string]bool{}
 	for _, f := range fields {
@@ -248,39 +243,82 @@ var goPrimitive = map[string]string{
 	"string": "string", "bytes": "[]byte", "records": "[]byte",
 }
 
-func (e *emitter) goType(n *naming, f *MField) (string, error) {
+// messageTag is the kafka tag of a message's top-level struct: its API
+// key, versions and flexible versions.
+func messageTag(m *Message) string {
+	var parts []string
+	if m.APIKey >= 0 {
+		parts = append(parts, fmt.Sprintf("api=%d", m.APIKey))
+	}
+	parts = append(parts, "versions="+versionsText(m.Min, m.Max), "flexible="+m.Flexible.format(m.Max))
+	return strings.Join(parts, ",")
+}
+
+// fieldShape is how a field's Go type is built from its element type
+// (the schema's, e.g. "int32", "uuid", or a struct): as a slice of it, a
+// pointer to it, or it.
+type fieldShape uint8
+
+const (
+	shapePlain fieldShape = iota
+	shapeSlice
+	shapePointer
+)
+
+// shapeOf returns the element type of f (a schema primitive, or "" for a
+// struct) and how the Go type wraps it; kwire gen's source and the
+// run-time types of LoadAPIs both follow it.
+func shapeOf(f *MField) (elem string, shape fieldShape, err error) {
 	et, arr := elemType(f.Type)
-	var t string
 	switch {
-	case et == "uuid":
-		e.usesKW = true
-		t = e.kw + ".UUID"
-	case goPrimitive[et] != "":
-		t = goPrimitive[et]
+	case et == "uuid" || goPrimitive[et] != "":
 	case f.Struct != nil:
-		t = n.byMS[f.Struct].name
+		et = ""
 	default:
-		return "", fmt.Errorf("unknown type %s", f.Type)
+		return "", 0, fmt.Errorf("unknown type %s", f.Type)
 	}
 	if arr {
 		if et == "records" {
-			return "", fmt.Errorf("arrays of records are not supported")
+			return "", 0, fmt.Errorf("arrays of records are not supported")
 		}
-		return "[]" + t, nil
+		return et, shapeSlice, nil
 	}
 	if f.Nullable.empty() {
-		return t, nil
+		return et, shapePlain, nil
 	}
 	switch et {
 	case "string":
-		return "*string", nil
+		return et, shapePointer, nil
 	case "bytes", "records":
-		return t, nil
+		return et, shapePlain, nil
+	case "":
+		return et, shapePointer, nil
 	}
-	if f.Struct != nil {
+	return "", 0, fmt.Errorf("a %s cannot be nullable", f.Type)
+}
+
+func (e *emitter) goType(n *naming, f *MField) (string, error) {
+	et, shape, err := shapeOf(f)
+	if err != nil {
+		return "", err
+	}
+	var t string
+	switch et {
+	case "uuid":
+		e.usesKW = true
+		t = e.kw + ".UUID"
+	case "":
+		t = n.byMS[f.Struct].name
+	default:
+		t = goPrimitive[et]
+	}
+	switch shape {
+	case shapeSlice:
+		return "[]" + t, nil
+	case shapePointer:
 		return "*" + t, nil
 	}
-	return "", fmt.Errorf("a %s cannot be nullable", f.Type)
+	return t, nil
 }
 
 func fieldTag(m *Message, f *MField) (string, error) {

@@ -138,71 +138,26 @@ func Generate(cfg Config) (*Result, error) {
 		msgs []*Message
 	}
 	var groups []*group
-	byKey := map[int]*apiPair{}
 	for _, m := range msgs {
-		switch m.Type {
-		case "request", "response":
-			a := byKey[m.APIKey]
-			if a == nil {
-				a = &apiPair{key: m.APIKey}
-				byKey[m.APIKey] = a
-			}
-			suffix := "Request"
-			slot := &a.req
-			if m.Type == "response" {
-				suffix, slot = "Response", &a.resp
-			}
-			if *slot != nil {
-				return nil, fmt.Errorf("API key %d has two %ss: %s and %s", m.APIKey, m.Type, (*slot).Name, m.Name)
-			}
-			if !strings.HasSuffix(m.Name, suffix) || len(m.Name) == len(suffix) {
-				return nil, fmt.Errorf("%s %s: the name must end in %s", m.Type, m.Name, suffix)
-			}
-			*slot = m
-		default:
+		if m.Type != "request" && m.Type != "response" {
 			groups = append(groups, &group{base: fileBase(m.Name), msgs: []*Message{m}})
 		}
 	}
-	var apis []apiPair
-	keys := make([]int, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
+	apis, lones, err := pairAPIs(msgs)
+	if err != nil {
+		return nil, err
 	}
-	sort.Ints(keys)
-	for _, k := range keys {
-		a := byKey[k]
-		if a.req == nil || a.resp == nil {
-			// A lone request or response (a user's half-written API, a
-			// one-way message) is a file of its own, but no API.
-			lone := a.req
-			if lone == nil {
-				lone = a.resp
-			}
-			if cfg.Registry || cfg.MessagesImport != "" {
-				res.Warnings = append(res.Warnings, Warning(fmt.Sprintf("API key %d has a %s and no %s: left out of the API table",
-					a.key, lone.Type, map[string]string{"request": "response", "response": "request"}[lone.Type])))
-			}
-			groups = append(groups, &group{base: fileBase(lone.Name), msgs: []*Message{lone}})
-			continue
+	for _, lone := range lones {
+		// A lone request or response (a user's half-written API, a
+		// one-way message) is a file of its own, but no API.
+		if cfg.Registry || cfg.MessagesImport != "" {
+			res.Warnings = append(res.Warnings, Warning(fmt.Sprintf("API key %d has a %s and no %s: left out of the API table",
+				lone.APIKey, lone.Type, map[string]string{"request": "response", "response": "request"}[lone.Type])))
 		}
-		a.name = strings.TrimSuffix(a.req.Name, "Request")
-		if rn := strings.TrimSuffix(a.resp.Name, "Response"); rn != a.name {
-			return nil, fmt.Errorf("API key %d: request %s and response %s do not match", a.key, a.req.Name, a.resp.Name)
-		}
-		rq, rs := a.req, a.resp
-		if rq.Min != rs.Min || rq.Max != rs.Max || !rq.Flexible.equal(rs.Flexible) {
-			return nil, fmt.Errorf("API %s: request (versions %d-%d, flexible %s) and response (versions %d-%d, flexible %s) disagree",
-				a.name, rq.Min, rq.Max, rq.Flexible.format(rq.Max), rs.Min, rs.Max, rs.Flexible.format(rs.Max))
-		}
-		a.min, a.max, a.flexFrom = rq.Min, rq.Max, -1
-		if lo, hi, _ := rq.Flexible.bounds(); lo >= 0 {
-			if hi != rq.Max {
-				return nil, fmt.Errorf("API %s: flexible versions %s do not run to the last version", a.name, rq.Flexible.format(rq.Max))
-			}
-			a.flexFrom = lo
-		}
-		apis = append(apis, *a)
-		groups = append(groups, &group{base: fileBase(a.name), msgs: []*Message{rq, rs}})
+		groups = append(groups, &group{base: fileBase(lone.Name), msgs: []*Message{lone}})
+	}
+	for _, a := range apis {
+		groups = append(groups, &group{base: fileBase(a.name), msgs: []*Message{a.req, a.resp}})
 	}
 	reserved := map[string]string{}
 	typeNames := map[string]string{}
@@ -355,4 +310,68 @@ func syncDir(dir, glob string, files map[string][]byte, prune func(p string, our
 		}
 	}
 	return nil
+}
+
+// pairAPIs pairs the requests and responses of msgs by API key, sorted by
+// key, checking that each pair agrees on name, versions and flexible
+// versions. A request or response without its other half is returned in
+// lones.
+func pairAPIs(msgs []*Message) (apis []apiPair, lones []*Message, err error) {
+	byKey := map[int]*apiPair{}
+	for _, m := range msgs {
+		if m.Type != "request" && m.Type != "response" {
+			continue
+		}
+		a := byKey[m.APIKey]
+		if a == nil {
+			a = &apiPair{key: m.APIKey}
+			byKey[m.APIKey] = a
+		}
+		suffix := "Request"
+		slot := &a.req
+		if m.Type == "response" {
+			suffix, slot = "Response", &a.resp
+		}
+		if *slot != nil {
+			return nil, nil, fmt.Errorf("API key %d has two %ss: %s and %s", m.APIKey, m.Type, (*slot).Name, m.Name)
+		}
+		if !strings.HasSuffix(m.Name, suffix) || len(m.Name) == len(suffix) {
+			return nil, nil, fmt.Errorf("%s %s: the name must end in %s", m.Type, m.Name, suffix)
+		}
+		*slot = m
+	}
+	keys := make([]int, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		a := byKey[k]
+		if a.req == nil || a.resp == nil {
+			lone := a.req
+			if lone == nil {
+				lone = a.resp
+			}
+			lones = append(lones, lone)
+			continue
+		}
+		a.name = strings.TrimSuffix(a.req.Name, "Request")
+		if rn := strings.TrimSuffix(a.resp.Name, "Response"); rn != a.name {
+			return nil, nil, fmt.Errorf("API key %d: request %s and response %s do not match", a.key, a.req.Name, a.resp.Name)
+		}
+		rq, rs := a.req, a.resp
+		if rq.Min != rs.Min || rq.Max != rs.Max || !rq.Flexible.equal(rs.Flexible) {
+			return nil, nil, fmt.Errorf("API %s: request (versions %d-%d, flexible %s) and response (versions %d-%d, flexible %s) disagree",
+				a.name, rq.Min, rq.Max, rq.Flexible.format(rq.Max), rs.Min, rs.Max, rs.Flexible.format(rs.Max))
+		}
+		a.min, a.max, a.flexFrom = rq.Min, rq.Max, -1
+		if lo, hi, _ := rq.Flexible.bounds(); lo >= 0 {
+			if hi != rq.Max {
+				return nil, nil, fmt.Errorf("API %s: flexible versions %s do not run to the last version", a.name, rq.Flexible.format(rq.Max))
+			}
+			a.flexFrom = lo
+		}
+		apis = append(apis, *a)
+	}
+	return apis, lones, nil
 }

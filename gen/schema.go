@@ -74,6 +74,19 @@ type vrange struct {
 }
 
 func parseRange(s string) (vrange, error) {
+	r, err := parseRangeText(s)
+	// Versions are int16 on the wire; the bound also keeps a hostile
+	// schema from sizing the merge's per-version tables.
+	if err == nil && (r.lo > maxVersion || r.hi > maxVersion) {
+		return vrange{}, fmt.Errorf("version range %q: versions go up to %d", s, maxVersion)
+	}
+	return r, err
+}
+
+// maxVersion is the largest version an int16 holds.
+const maxVersion = 1<<15 - 1
+
+func parseRangeText(s string) (vrange, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "" || s == "none":
@@ -171,7 +184,40 @@ func (s *Schema) prepare() error {
 			return err
 		}
 	}
-	return s.prepareFields(s.Fields, s.Name)
+	if err := s.prepareFields(s.Fields, s.Name); err != nil {
+		return err
+	}
+	// A common struct that holds itself would be an infinite message:
+	// every tool walking the schema would recurse for ever.
+	for _, c := range s.CommonStructs {
+		if s.holds(c.Fields, c.Name, map[string]bool{}) {
+			return fmt.Errorf("common struct %s contains itself", c.Name)
+		}
+	}
+	return nil
+}
+
+// holds reports whether fields reach common struct name, directly or
+// through inline and common structs; seen stops at commons visited.
+func (s *Schema) holds(fields []*Field, name string, seen map[string]bool) bool {
+	for _, f := range fields {
+		et, _ := elemType(f.Type)
+		if c := s.commons[et]; c != nil {
+			if et == name {
+				return true
+			}
+			if !seen[et] {
+				seen[et] = true
+				if s.holds(c.Fields, name, seen) {
+					return true
+				}
+			}
+		}
+		if s.holds(f.Fields, name, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Schema) prepareFields(fields []*Field, where string) error {
