@@ -126,16 +126,10 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version.
 func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	var h ResponseHeader
-	rest, err := frameBody(frame)
+	rest, pl, p, h, err := responseFrame(frame, msg, version, "unmarshal", writeValue)
 	if err != nil {
 		return h, err
 	}
-	pl, p, err := messagePlan(msg, version, "unmarshal", writeValue)
-	if err != nil {
-		return h, err
-	}
-	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
 	var d decodeState
 	dc.start(&d, rest)
 	if err := d.readResponseHeader(&h); err != nil {
@@ -149,6 +143,22 @@ func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHe
 			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
 	}
 	return h, nil
+}
+
+// responseFrame is where reading and tracing a response frame start: the
+// frame after its size prefix, the plan of msg (a pointer to the response
+// struct) at version, msg's pointer, and the header with the version that
+// plan's API and flexibility call for; on an error, a zero header.
+func responseFrame(frame []byte, msg any, version int16, opName string, use msgUse) ([]byte, *plan, pointer, ResponseHeader, error) {
+	rest, err := frameBody(frame)
+	if err != nil {
+		return nil, nil, pointer{}, ResponseHeader{}, err
+	}
+	pl, p, err := messagePlan(msg, version, opName, use)
+	if err != nil {
+		return nil, nil, pointer{}, ResponseHeader{}, err
+	}
+	return rest, pl, p, ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}, nil
 }
 
 // requestBodyPlan finds the plan of body, the struct newBody gave for the

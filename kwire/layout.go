@@ -99,15 +99,10 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 // pointer to the response struct) at version, reaching ReadResponse's
 // verdict as TraceRequest reaches ReadRequest's.
 func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
-	rest, err := frameBody(frame)
+	rest, pl, _, h, err := responseFrame(frame, msg, version, "layout", readValue)
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := messagePlan(msg, version, "layout", readValue)
-	if err != nil {
-		return nil, err
-	}
-	h := ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}
 	hd := decodeState{src: rest}
 	if err := hd.readResponseHeader(&h); err != nil {
 		return nil, headerError("ResponseHeader", err)
