@@ -112,12 +112,18 @@ func newMetadata() *metadata {
 	return m
 }
 
-func benchEncode(b *testing.B, msg any, v int16) {
-	buf, err := kwire.Marshal(msg, v)
+// startBench fails b on a setup error, else reports the bytes of one
+// operation (in's length) and the allocations, and starts the timing.
+func startBench(b *testing.B, in []byte, err error) {
 	require.NoError(b, err)
-	b.SetBytes(int64(len(buf)))
+	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	b.ResetTimer()
+}
+
+func benchEncode(b *testing.B, msg any, v int16) {
+	buf, err := kwire.Marshal(msg, v)
+	startBench(b, buf, err)
 	for i := 0; i < b.N; i++ {
 		buf, err = kwire.Append(buf[:0], msg, v)
 		if err != nil {
@@ -128,10 +134,7 @@ func benchEncode(b *testing.B, msg any, v int16) {
 
 func benchDecode[T any](b *testing.B, msg *T, v int16) {
 	in, err := kwire.Marshal(msg, v)
-	require.NoError(b, err)
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	b.ResetTimer()
+	startBench(b, in, err)
 	for i := 0; i < b.N; i++ {
 		var out T
 		if err := kwire.Unmarshal(in, &out, v); err != nil {
@@ -164,10 +167,7 @@ func benchSize(b *testing.B, msg any, v int16) {
 func benchFrame(b *testing.B, msg any, v int16) {
 	client := "bench"
 	buf, err := kwire.AppendRequest(nil, msg, v, 1, &client)
-	require.NoError(b, err)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	b.ResetTimer()
+	startBench(b, buf, err)
 	for i := 0; i < b.N; i++ {
 		if buf, err = kwire.AppendRequest(buf[:0], msg, v, int32(i), &client); err != nil {
 			b.Fatal(err)
