@@ -34,8 +34,14 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
 	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64 (what kwire encode reads back byte for byte)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL exchanges, delegation-token HMACs and password configs rather than blanking them (for your own bytes; keep the output out of logs and tickets)")
+	schemas := fs.String("schemas", "", "DIR[,DIR]: also decode the APIs these Kafka-format JSON schemas define, as kwire gen would")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	if *schemas != "" {
+		if err := registerSchemas(messages.Default, *schemas); err != nil {
+			return fmt.Errorf("decode: %v", err)
+		}
 	}
 	text := strings.Join(fs.Args(), "")
 	if text == "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/kwire/proxy/filters"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 // proxyFlags are kwire proxy's settings, as flags and as the keys of a
@@ -42,6 +43,7 @@ type proxyFlags struct {
 	DenyTopics  listFlag
 	RequireKeys bool
 	Audit       string
+	Schemas     string
 }
 
 // listFlag is a flag that may be given many times.
@@ -75,6 +77,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Config, "config", "", "a YAML file of settings: the flags' names as keys; flags given on the command line win")
 	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED, close on other requests naming it (repeatable)")
 	fs.BoolVar(&f.RequireKeys, "require-keys", false, "refuse Produce records without a key with INVALID_RECORD")
+	fs.StringVar(&f.Schemas, "schemas", "", "DIR[,DIR]: decode the APIs these Kafka-format JSON schemas define (a vendor's, a future Kafka's) as kwire gen would")
 	fs.StringVar(&f.Audit, "audit", "", "append one JSON line per request to this file (created 0600): time, client address, principal, TLS, API, client id")
 }
 
@@ -188,6 +191,12 @@ func runProxy(args []string, out io.Writer) error {
 		DialTimeout: f.DialTimeout, IdleTimeout: f.IdleTimeout, DrainTimeout: f.DrainTimeout,
 		Unstable: f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
+	}
+	if f.Schemas != "" {
+		cfg.Registry = messages.NewRegistry()
+		if err := registerSchemas(cfg.Registry, f.Schemas); err != nil {
+			return fmt.Errorf("proxy: %v", err)
+		}
 	}
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)

@@ -22,7 +22,7 @@ const maxSummaryString = 64
 //	ProduceRequest v9 Acks=-1 TimeoutMs=30000 TopicData=1 TopicData.PartitionData=3 records=1000 batches=3 codec=zstd bytes=41873
 //	FetchResponse v12 Responses=1 Responses.Partitions=2 errors=Responses[0].Partitions[1].ErrorCode=NOT_LEADER_OR_FOLLOWER
 //
-// It gives the type name and version; the message's own non-zero numbers
+// It gives the type name (when the type has one) and version; the message's own non-zero numbers
 // and bools and non-empty strings (nested ones are left out); the total
 // element count of each array of structs, by path without indexes, and of
 // top-level arrays of other values; the records of all records fields
@@ -40,8 +40,11 @@ func Summary(msg any, version int16) string {
 		errs   []string
 		nErrs  int
 	)
-	b.WriteString(s.Type.Name())
-	b.WriteString(" v")
+	if name := s.Type.Name(); name != "" {
+		b.WriteString(name)
+		b.WriteString(" ")
+	}
+	b.WriteString("v")
 	b.WriteString(strconv.Itoa(int(version)))
 	err = kwire.Walk(msg, version, func(path *kwire.Path, f *kwire.Field, v reflect.Value) error {
 		switch {

@@ -116,6 +116,9 @@ func (c *conn) event(dir trafficlog.Dir) trafficlog.Event {
 
 func (c *conn) log(e trafficlog.Event) {
 	if c.p.cfg.Log != nil {
+		if a, ok := c.p.cfg.Registry.Lookup(e.Key); ok && e.Key >= 0 {
+			e.API = a.Name
+		}
 		c.p.cfg.Log.Write(e)
 	}
 }

@@ -1,6 +1,7 @@
 package trafficlog
 
 import (
+	"reflect"
 	"strconv"
 	"time"
 
@@ -26,7 +27,10 @@ type Event struct {
 
 	// Key is the API key, -1 when unknown (a response that could not be
 	// paired, say).
-	Key           int16
+	Key int16
+	// API is the API's name when the writer of the log knows it from a
+	// registry of its own; empty, the log uses APIName(Key).
+	API           string
 	Version       int16
 	CorrelationID int32
 	ClientID      *string
@@ -56,4 +60,30 @@ func APIName(key int16) string {
 		return a.Name
 	}
 	return "key" + strconv.Itoa(int(key))
+}
+
+// apiName is the name the log gives e's API.
+func (e *Event) apiName() string {
+	if e.API != "" {
+		return e.API
+	}
+	return APIName(e.Key)
+}
+
+// summary is the one-line summary of e's message. A message of a type
+// without a name (a struct built at run time from schemas) is named after
+// its API and direction.
+func (e *Event) summary(d Description) string {
+	t := reflect.TypeOf(e.Msg)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Name() != "" || e.Key < 0 {
+		return d.Summary
+	}
+	side := "Request"
+	if e.Dir == Response {
+		side = "Response"
+	}
+	return e.apiName() + side + " " + d.Summary
 }

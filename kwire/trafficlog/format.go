@@ -19,7 +19,7 @@ func AppendText(b []byte, e Event) []byte {
 	b = e.Time.UTC().AppendFormat(b, "15:04:05.000000")
 	b = fmt.Appendf(b, " #%d %-8s", e.Conn, e.Dir)
 	if e.aboutAPI() {
-		b = fmt.Appendf(b, " %s v%d corr=%d", APIName(e.Key), e.Version, e.CorrelationID)
+		b = fmt.Appendf(b, " %s v%d corr=%d", e.apiName(), e.Version, e.CorrelationID)
 		if e.ClientID != nil {
 			b = fmt.Appendf(b, " client=%q", *e.ClientID)
 		}
@@ -33,7 +33,7 @@ func AppendText(b []byte, e Event) []byte {
 	if e.Msg != nil {
 		d := Describe(e.Msg, e.Version, false)
 		b = append(b, " | "...)
-		b = append(b, d.Summary...)
+		b = append(b, e.summary(d)...)
 		if len(d.Redacted) > 0 {
 			b = append(b, " | redacted: "...)
 			b = append(b, strings.Join(d.Redacted, ", ")...)
@@ -83,7 +83,7 @@ func AppendJSON(b []byte, e Event) []byte {
 	l := jsonLine{Time: e.Time.UTC().Format(time.RFC3339Nano), Conn: e.Conn, Dir: e.Dir, ClientID: e.ClientID,
 		ClientAddr: e.ClientAddr, Principal: e.Principal, Note: e.Note}
 	if e.aboutAPI() {
-		l.API, l.Key, l.Version, l.CorrelationID = APIName(e.Key), &e.Key, &e.Version, &e.CorrelationID
+		l.API, l.Key, l.Version, l.CorrelationID = e.apiName(), &e.Key, &e.Version, &e.CorrelationID
 	}
 	if e.Dir == Response && e.Latency > 0 {
 		ms := float64(e.Latency) / float64(time.Millisecond)
@@ -91,7 +91,7 @@ func AppendJSON(b []byte, e Event) []byte {
 	}
 	if e.Msg != nil {
 		d := Describe(e.Msg, e.Version, true)
-		l.Summary, l.Errors, l.Body, l.Redacted = d.Summary, d.Errors, d.Body, d.Redacted
+		l.Summary, l.Errors, l.Body, l.Redacted = e.summary(d), d.Errors, d.Body, d.Redacted
 	}
 	if e.Err != nil {
 		l.Undecodable = e.Err.Error()

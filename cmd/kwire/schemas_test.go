@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/gen"
+	"github.com/kwirelabs/kwire/kwire"
+)
+
+const vendorSchemas = "../../gen/testdata/vendorping"
+
+// TestDecodeSchemas: kwire decode -schemas decodes a vendor API it has
+// only the JSON schemas of, field by field; twice in one process too.
+func TestDecodeSchemas(t *testing.T) {
+	apis, err := gen.LoadAPIs(vendorSchemas)
+	require.NoError(t, err)
+	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
+	req.FieldByName("Target").SetString("broker-7")
+	req.FieldByName("TimeoutMs").SetInt(250)
+	client := "cli"
+	frame, err := kwire.AppendRequest(nil, req.Addr().Interface(), 1, 5, &client)
+	require.NoError(t, err)
+	for range 2 {
+		var out bytes.Buffer
+		require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, hex.EncodeToString(frame)}, &out))
+		assert.Contains(t, out.String(), "+-- request_api_key int16 = 10000")
+		assert.Contains(t, out.String(), `Target string = "broker-7" (compact, len+1=9)`)
+		assert.Contains(t, out.String(), "TimeoutMs int32 = 250")
+	}
+}
+
+// TestProxySchemasBad: kwire proxy -schemas refuses a malformed schema
+// before it listens, naming the file.
+func TestProxySchemasBad(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "BrokenRequest.json"), []byte(`{"apiKey": 10001, "type": "request",`), 0o600))
+	err := runProxy([]string{"-listen", "127.0.0.1:0", "-upstream", "127.0.0.1:1", "-log", "off", "-schemas", dir}, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-schemas")
+	assert.Contains(t, err.Error(), "BrokenRequest.json")
+
+	// A schema claiming one of Kafka's keys is refused, not shadowing it.
+	clash := t.TempDir()
+	for _, n := range []string{"VendorPingRequest.json", "VendorPingResponse.json"} {
+		b, err := os.ReadFile(filepath.Join(vendorSchemas, n))
+		require.NoError(t, err)
+		b = bytes.Replace(b, []byte(`"apiKey": 10000`), []byte(`"apiKey": 0`), 1)
+		require.NoError(t, os.WriteFile(filepath.Join(clash, n), b, 0o600))
+	}
+	err = runProxy([]string{"-listen", "127.0.0.1:0", "-upstream", "127.0.0.1:1", "-log", "off", "-schemas", clash}, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "key 0 is Produce already")
+}
