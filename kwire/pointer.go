@@ -113,9 +113,7 @@ func (p pointer) zero(n uintptr) {
 }
 
 // put16, put32 and put64 store v big-endian at p, which must have room.
-// The byte stores compile to one swapped store, as binary.BigEndian's do;
-// a call to PutUint32 here would leave a NOP (its inline mark) in every
-// loop that stores through put32.
+// The byte stores compile to one swapped store, as binary.BigEndian's do.
 func put16(p pointer, v uint16) {
 	b := (*[2]byte)(p.p)
 	b[0], b[1] = byte(v>>8), byte(v)
@@ -160,8 +158,8 @@ func copyShort(base pointer, at int, src pointer, l int) {
 		return
 	}
 	// Written on unsafe.Pointer, not through pointer's methods, so that
-	// it stays under the inliner's budget: every short string's copy is
-	// inlined into the loops.
+	// it inlines into the loops: as a call it cost every short string
+	// (the Encode Heartbeat row, interop/README.md, issue #18).
 	dst, from := unsafe.Add(base.p, at), src.p
 	switch {
 	case l >= 16:
