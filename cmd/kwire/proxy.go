@@ -38,6 +38,7 @@ type proxyFlags struct {
 	TLSCert, TLSKey, TLSClientCA string
 	UpstreamTLS                  tlsClientFlags
 	Metrics                      string
+	MetricsClientIDs             int
 
 	Config      string
 	DenyTopics  listFlag
@@ -70,6 +71,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.IdleTimeout, "idle-timeout", 0, "close a client idle this long with nothing in flight (0: never)")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long in-flight requests have to be answered")
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
+	fs.IntVar(&f.MetricsClientIDs, "metrics-client-ids", 0, "count requests by client id for the first N distinct ids, the rest as \"other\" (0: no client id label)")
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve clients TLS with this PEM certificate (chain); reloaded when the file changes")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
 	fs.StringVar(&f.TLSClientCA, "tls-client-ca", "", "require client certificates signed by these PEM CAs; the subject is the principal")
@@ -209,7 +211,7 @@ func runProxy(args []string, out io.Writer) error {
 	cfg.Filters = fl
 	var metrics *proxyMetrics
 	if f.Metrics != "" {
-		metrics = newProxyMetrics()
+		metrics = newProxyMetrics(cfg.Registry, f.MetricsClientIDs)
 		ln, err := net.Listen("tcp", f.Metrics)
 		if err != nil {
 			return fmt.Errorf("proxy: -metrics: %v", err)

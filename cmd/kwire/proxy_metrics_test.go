@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 // TestProxyMetrics: the exposition names each count with bounded labels:
@@ -18,7 +19,7 @@ import (
 // version outside the API's range is "other", an error code Kafka does
 // not define is "other".
 func TestProxyMetrics(t *testing.T) {
-	m := newProxyMetrics()
+	m := newProxyMetrics(nil, 0)
 	m.ConnOpened()
 	m.ConnOpened()
 	m.ConnClosed()
@@ -56,4 +57,49 @@ func TestProxyMetrics(t *testing.T) {
 		assert.Contains(t, text, want+"\n")
 	}
 	assert.False(t, strings.Contains(text, "31000"), "an unregistered key is not a label value")
+}
+
+// TestProxyMetricsClientIDs: client ids are a label only when asked for,
+// for the first N distinct ids; later ids, over-long ones and ones that
+// are not UTF-8 count as "other".
+func TestProxyMetricsClientIDs(t *testing.T) {
+	scrape := func(m *proxyMetrics) string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	off := newProxyMetrics(nil, 0)
+	off.ClientRequest([]byte("kgo"))
+	assert.NotContains(t, scrape(off), "client_id")
+
+	m := newProxyMetrics(nil, 2)
+	for _, id := range []string{"kgo", "rdkafka", "kgo", "sarama", "kgo", strings.Repeat("x", 200), "\xff\xfe"} {
+		m.ClientRequest([]byte(id))
+	}
+	m.ClientRequest(nil)
+	text := scrape(m)
+	for _, want := range []string{
+		`kwire_proxy_client_requests_total{client_id="kgo"} 3`,
+		`kwire_proxy_client_requests_total{client_id="rdkafka"} 1`,
+		`kwire_proxy_client_requests_total{client_id="other"} 4`,
+	} {
+		assert.Contains(t, text, want+"\n")
+	}
+	assert.NotContains(t, text, "sarama")
+	assert.Equal(t, 3, strings.Count(text, "kwire_proxy_client_requests_total{"), "two ids and other")
+}
+
+// TestProxyMetricsSchemaAPI: the registry's
+// own APIs (from -schemas) name their api label.
+func TestProxyMetricsSchemaAPI(t *testing.T) {
+	reg := messages.NewRegistry()
+	require.NoError(t, registerSchemas(reg, vendorSchemas))
+	m := newProxyMetrics(reg, 0)
+	m.Request(10000, 2, 40)
+	text := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}()
+	assert.Contains(t, text, `kwire_proxy_requests_total{api="VendorPing",version="2"} 1`+"\n")
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"net"
 	"time"
 
@@ -109,6 +110,28 @@ type Metrics interface {
 	Response(apiKey, version int16, bytes int, latency time.Duration, errorCodes []int16)
 	// Undecodable counts a frame relayed without being decoded.
 	Undecodable(dir trafficlog.Dir)
+}
+
+// ClientMetrics is a Metrics that also counts requests by client id: when
+// Config.Metrics implements it, the proxy calls ClientRequest for each
+// request with the client id of its header (nil when the header has none
+// or cannot be read). The bytes are the frame's: copy what is kept.
+type ClientMetrics interface {
+	ClientRequest(clientID []byte)
+}
+
+// peekClientID returns the client id of a request frame (size prefix
+// included) of the given key and version, without copying it; nil when
+// the header version has none, the id is null, or the frame is cut short.
+func peekClientID(frame []byte, key, version int16) []byte {
+	if key < 0 || kwire.RequestHeaderVersion(key, version, false) < 1 || len(frame) < 14 {
+		return nil
+	}
+	n := int16(binary.BigEndian.Uint16(frame[12:14]))
+	if n < 0 || len(frame)-14 < int(n) {
+		return nil
+	}
+	return frame[14 : 14+int(n) : 14+int(n)]
 }
 
 func (c *Config) setDefaults() {

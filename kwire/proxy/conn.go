@@ -282,6 +282,9 @@ func (c *conn) request(frame []byte) bool {
 	e.Key, e.Version, e.CorrelationID = key, version, corr
 	if m := cfg.Metrics; m != nil {
 		m.Request(key, version, len(frame))
+		if cm, ok := m.(ClientMetrics); ok {
+			cm.ClientRequest(peekClientID(frame, key, version))
+		}
 	}
 	if av, ok := cfg.Registry.Lookup(keyApiVersions); ok && key == keyApiVersions && version > av.MaxVersion {
 		// Kafka's answer to an ApiVersions it cannot read; the client
