@@ -81,12 +81,18 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 			return verr
 		}
 		tree, err = kwire.TraceResponse(frame, api.NewResponse(), int16(*version))
+		nameRunTimeMessage(tree, api.Name+"Response")
 		readBody = func() (any, error) {
 			_, msg, err := messages.ReadResponse(frame, api.Key, int16(*version))
 			return msg, err
 		}
 	} else {
 		tree, err = messages.TraceRequest(frame)
+		if key, _, _, perr := kwire.PeekRequest(frame); perr == nil {
+			if api, ok := messages.Lookup(key); ok {
+				nameRunTimeMessage(tree, api.Name+"Request")
+			}
+		}
 		readBody = func() (any, error) {
 			_, msg, err := messages.ReadRequest(frame)
 			return msg, err
@@ -214,4 +220,19 @@ func writeUnredacted(out io.Writer, d decodedFrame, body any, opts []pretty.Opti
 	}
 	_, err = fmt.Fprintf(out, "%s\n", j)
 	return err
+}
+
+// nameRunTimeMessage names the message and body nodes of tree after the
+// API when its struct has no name of its own (built at run time from
+// -schemas), where the tree would name them "".
+func nameRunTimeMessage(tree *kwire.Node, name string) {
+	if tree == nil || tree.Name != "" {
+		return
+	}
+	tree.Name = name
+	for _, c := range tree.Children {
+		if c.Name == "" {
+			c.Name = name
+		}
+	}
 }

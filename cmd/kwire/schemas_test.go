@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,25 @@ func TestDecodeSchemas(t *testing.T) {
 		assert.Contains(t, out.String(), "+-- request_api_key int16 = 10000")
 		assert.Contains(t, out.String(), `Target string = "broker-7" (compact, len+1=9)`)
 		assert.Contains(t, out.String(), "TimeoutMs int32 = 250")
+		assert.Contains(t, out.String(), "\nVendorPingRequest message v1")
+		assert.Contains(t, out.String(), "+-- VendorPingRequest struct v1")
+		assert.Contains(t, out.String(), "+-- Probes []struct = 0 elements")
 	}
+}
+
+// TestDecodeSchemasResponse: a response of a -schemas API decodes given
+// its key and version.
+func TestDecodeSchemasResponse(t *testing.T) {
+	apis, err := gen.LoadAPIs(vendorSchemas)
+	require.NoError(t, err)
+	resp := reflect.ValueOf(apis[0].NewResponse()).Elem()
+	resp.FieldByName("Hops").SetInt(6)
+	frame, err := kwire.AppendResponse(nil, resp.Addr().Interface(), 2, 5)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, runDecode([]string{"-schemas", vendorSchemas, "-response", "-k", "10000", "-v", "2"}, strings.NewReader(hex.EncodeToString(frame)), &out))
+	assert.Contains(t, out.String(), "\nVendorPingResponse message v2")
+	assert.Contains(t, out.String(), "Hops")
 }
 
 // TestProxySchemasBad: kwire proxy -schemas refuses a malformed schema

@@ -14,6 +14,9 @@ func Name(t reflect.Type) string {
 	case reflect.Pointer:
 		return "*" + Name(t.Elem())
 	}
+	if t.Name() == "" && t.Kind() == reflect.Struct {
+		return "struct" // a struct built at run time would print every field and tag
+	}
 	if t.Name() == "" {
 		return t.String()
 	}

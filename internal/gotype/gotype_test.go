@@ -22,7 +22,8 @@ func TestName(t *testing.T) {
 		{[]topic(nil), "[]topic"},
 		{[]*topic(nil), "[]*topic"},
 		{kwire.UUID{}, "UUID"},
-		{struct{ A int }{}, "struct { A int }"},
+		{struct{ A int }{}, "struct"},
+		{[]struct{ A int }(nil), "[]struct"},
 		{map[string]int(nil), "map[string]int"},
 	}
 	for _, c := range cases {
