@@ -78,12 +78,16 @@ func (e *Event) summary(d Description) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == nil || t.Name() != "" || e.Key < 0 {
+	name := e.API
+	if a, ok := messages.Lookup(e.Key); ok && name == "" {
+		name = a.Name
+	}
+	if t == nil || t.Name() != "" || name == "" {
 		return d.Summary
 	}
 	side := "Request"
 	if e.Dir == Response {
 		side = "Response"
 	}
-	return e.apiName() + side + " " + d.Summary
+	return name + side + " " + d.Summary
 }
