@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -149,23 +148,8 @@ func recordsOptions(records, rawRecords bool) ([]pretty.Option, error) {
 	return nil, nil
 }
 
-// decodedFrame is the -json output: what the header says, then the body.
-type decodedFrame struct {
-	Dir           string          `json:"dir"`
-	API           string          `json:"api"`
-	Key           int16           `json:"key"`
-	Version       int16           `json:"version"`
-	CorrelationID int32           `json:"correlation_id"`
-	ClientID      *string         `json:"client_id,omitempty"`
-	Summary       string          `json:"summary"`
-	Errors        []string        `json:"errors,omitempty"`
-	Redacted      []string        `json:"redacted,omitempty"`
-	Body          json.RawMessage `json:"body"`
-}
-
 func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Option, showSecrets bool, out io.Writer) error {
-	d := decodedFrame{Dir: "request"}
-	var body any
+	var e trafficlog.Event
 	if response {
 		api, err := responseAPI(key)
 		if err != nil {
@@ -178,47 +162,25 @@ func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Opt
 		if err != nil {
 			return err
 		}
-		d.Dir, d.API, d.Key, d.Version, d.CorrelationID, body = "response", api.Name, api.Key, int16(version), h.CorrelationID, msg
+		e = trafficlog.Event{Dir: trafficlog.Response, API: api.Name, Key: api.Key, Version: int16(version), CorrelationID: h.CorrelationID, Msg: msg}
 	} else {
 		h, msg, err := messages.ReadRequest(frame)
 		if err != nil {
 			return err
 		}
-		api, _ := messages.Lookup(h.APIKey)
-		d.API, d.Key, d.Version, d.CorrelationID, d.ClientID, body = api.Name, h.APIKey, h.APIVersion, h.CorrelationID, h.ClientID, msg
+		e = trafficlog.Event{Dir: trafficlog.Request, Key: h.APIKey, Version: h.APIVersion, CorrelationID: h.CorrelationID, ClientID: h.ClientID, Msg: msg}
 	}
-	if showSecrets {
-		return writeUnredacted(out, d, body, opts)
-	}
-	return writeDecoded(out, d, body, opts)
+	return writeDecoded(out, e, showSecrets, opts)
 }
 
-// writeDecoded prints d, its body described, as one JSON line.
-func writeDecoded(out io.Writer, d decodedFrame, body any, opts []pretty.Option) error {
-	desc := trafficlog.Describe(body, d.Version, true, opts...)
-	d.Summary, d.Errors, d.Body, d.Redacted = desc.Summary, desc.Errors, desc.Body, desc.Redacted
-	j, err := json.Marshal(d)
+// writeDecoded prints e's message as one JSON line, in the traffic log's
+// JSON form without the keys of a connection.
+func writeDecoded(out io.Writer, e trafficlog.Event, showSecrets bool, opts []pretty.Option) error {
+	line, err := trafficlog.AppendMessageJSON(nil, e, showSecrets, opts...)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(out, "%s\n", j)
-	return err
-}
-
-// writeUnredacted is writeDecoded with the body's secrets left in, for
-// -show-secrets.
-func writeUnredacted(out io.Writer, d decodedFrame, body any, opts []pretty.Option) error {
-	desc := trafficlog.Describe(body, d.Version, true, opts...)
-	raw, err := pretty.JSON(body, d.Version, opts...)
-	if err != nil {
-		return err
-	}
-	d.Summary, d.Errors, d.Body = desc.Summary, desc.Errors, raw
-	j, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(out, "%s\n", j)
+	_, err = out.Write(line)
 	return err
 }
 

@@ -39,6 +39,10 @@ func TestDecodeSchemas(t *testing.T) {
 		assert.Contains(t, out.String(), "+-- VendorPingRequest struct v1")
 		assert.Contains(t, out.String(), "+-- Probes []struct = 0 elements")
 	}
+	// -json names the run-time struct after its API, as the traffic log does.
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, "-json", hex.EncodeToString(frame)}, &out))
+	assert.Contains(t, out.String(), `{"dir":"request","api":"VendorPing","key":10000,"version":1,"correlation_id":5,"client_id":"cli","summary":"VendorPingRequest v1 `)
 }
 
 // TestDecodeSchemasResponse: a response of a -schemas API decodes given

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwirelabs/kwire/internal/saslclient"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )
@@ -125,8 +126,8 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	if h.CorrelationID != int32(m.corr) {
 		return fmt.Errorf("send: the response has correlation id %d, the request %d", h.CorrelationID, m.corr)
 	}
-	d := decodedFrame{Dir: "response", API: m.api.api.Name, Key: m.api.api.Key, Version: version, CorrelationID: h.CorrelationID}
-	return writeDecoded(out, d, resp, opts)
+	e := trafficlog.Event{Dir: trafficlog.Response, API: m.api.api.Name, Key: m.api.api.Key, Version: version, CorrelationID: h.CorrelationID, Msg: resp}
+	return writeDecoded(out, e, false, opts)
 }
 
 // negotiateVersion asks the broker's ApiVersions and returns the highest

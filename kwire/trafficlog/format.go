@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kwirelabs/kwire/kwire/pretty"
 )
 
 // AppendText appends e as one line: time, connection, direction, API and
@@ -51,10 +53,11 @@ func AppendText(b []byte, e Event) []byte {
 }
 
 // jsonLine is the JSON form of an Event; its keys are the log's public
-// format.
+// format. Time and conn are left out only for a message read outside a
+// connection (AppendMessageJSON).
 type jsonLine struct {
-	Time          string          `json:"time"`
-	Conn          int             `json:"conn"`
+	Time          string          `json:"time,omitempty"`
+	Conn          *int            `json:"conn,omitempty"`
 	Dir           Dir             `json:"dir"`
 	API           string          `json:"api,omitempty"`
 	Key           *int16          `json:"key,omitempty"`
@@ -80,25 +83,57 @@ type jsonLine struct {
 // frame did not decode), note and body (the message, as pretty.JSON
 // writes it).
 func AppendJSON(b []byte, e Event) []byte {
-	l := jsonLine{Time: e.Time.UTC().Format(time.RFC3339Nano), Conn: e.Conn, Dir: e.Dir, ClientID: e.ClientID,
-		ClientAddr: e.ClientAddr, Principal: e.Principal, Note: e.Note}
-	if e.aboutAPI() {
-		l.API, l.Key, l.Version, l.CorrelationID = e.apiName(), &e.Key, &e.Version, &e.CorrelationID
+	var d Description
+	if e.Msg != nil {
+		d = Describe(e.Msg, e.Version, true)
 	}
+	l := e.jsonLine(d)
+	l.Time, l.Conn, l.ClientAddr, l.Principal, l.Note = e.Time.UTC().Format(time.RFC3339Nano), &e.Conn, e.ClientAddr, e.Principal, e.Note
 	if e.Dir == Response && e.Latency > 0 {
 		ms := float64(e.Latency) / float64(time.Millisecond)
 		l.LatencyMs = &ms
-	}
-	if e.Msg != nil {
-		d := Describe(e.Msg, e.Version, true)
-		l.Summary, l.Errors, l.Body, l.Redacted = e.summary(d), d.Errors, d.Body, d.Redacted
 	}
 	if e.Err != nil {
 		l.Undecodable = e.Err.Error()
 	}
 	j, err := json.Marshal(l)
 	if err != nil {
-		j, _ = json.Marshal(jsonLine{Time: l.Time, Conn: e.Conn, Dir: e.Dir, Undecodable: "log: " + err.Error()})
+		j, _ = json.Marshal(jsonLine{Time: l.Time, Conn: &e.Conn, Dir: e.Dir, Undecodable: "log: " + err.Error()})
 	}
 	return append(append(b, j...), '\n')
+}
+
+// AppendMessageJSON appends e's message as AppendJSON would, but without
+// the keys of a connection (time, conn, client_addr, principal,
+// latency_ms, note): the line of one frame decoded on its own, as kwire
+// decode -json prints it. opts shape the body (pretty.JSON's options);
+// with showSecrets the body keeps its secrets, for a user looking at
+// their own frame, while summary and errors stay redacted.
+func AppendMessageJSON(b []byte, e Event, showSecrets bool, opts ...pretty.Option) ([]byte, error) {
+	d := Describe(e.Msg, e.Version, true, opts...)
+	if showSecrets {
+		body, err := pretty.JSON(e.Msg, e.Version, opts...)
+		if err != nil {
+			return b, err
+		}
+		d.Body, d.Redacted = body, nil
+	}
+	j, err := json.Marshal(e.jsonLine(d))
+	if err != nil {
+		return b, err
+	}
+	return append(append(b, j...), '\n'), nil
+}
+
+// jsonLine holds what e says about its API and message, d describing the
+// message.
+func (e *Event) jsonLine(d Description) jsonLine {
+	l := jsonLine{Dir: e.Dir, ClientID: e.ClientID}
+	if e.aboutAPI() {
+		l.API, l.Key, l.Version, l.CorrelationID = e.apiName(), &e.Key, &e.Version, &e.CorrelationID
+	}
+	if e.Msg != nil {
+		l.Summary, l.Errors, l.Body, l.Redacted = e.summary(d), d.Errors, d.Body, d.Redacted
+	}
+	return l
 }
