@@ -5,7 +5,8 @@ import (
 	"net"
 	"reflect"
 	"strconv"
-	"sync"
+
+	"github.com/kwirelabs/kwire/internal/typereach"
 )
 
 // rewriteAddresses points every broker address in msg at the proxy: any
@@ -88,36 +89,9 @@ func isEndpoint(t reflect.Type) bool {
 	return okh && okp && h.Type.Kind() == reflect.String && p.Type.Kind() == reflect.Int32
 }
 
-var endpointTypes sync.Map // reflect.Type -> bool
+// endpointTypes finds the types that can hold an endpoint, so the walk
+// skips the rest (partitions, records) without looking.
+var endpointTypes = typereach.New(isEndpoint)
 
-// hasEndpoints reports whether values of t can hold an endpoint, so the
-// walk skips the rest (partitions, records) without looking.
-func hasEndpoints(t reflect.Type) bool {
-	if v, ok := endpointTypes.Load(t); ok {
-		return v.(bool)
-	}
-	found := findEndpoints(t, map[reflect.Type]bool{})
-	endpointTypes.Store(t, found)
-	return found
-}
-
-func findEndpoints(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return false // a recursive type: its other fields decide
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		return findEndpoints(t.Elem(), seen)
-	case reflect.Struct:
-		if isEndpoint(t) {
-			return true
-		}
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() && findEndpoints(t.Field(i).Type, seen) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// hasEndpoints reports whether values of t can hold an endpoint.
+func hasEndpoints(t reflect.Type) bool { return endpointTypes.CanHold(t) }

@@ -4,7 +4,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/kwirelabs/kwire/internal/typereach"
 )
 
 // secretBytes are the []byte fields that carry credentials in Kafka's
@@ -196,36 +197,22 @@ func configValueField(t reflect.Type) (int, bool) {
 	return v.Index[0], vt.Kind() == reflect.String
 }
 
-var secretTypes sync.Map // reflect.Type -> bool
+// secretTypes finds the types that can hold a secret, so Redact skips the
+// rest (records, partitions) without looking.
+var secretTypes = typereach.New(holdsSecret)
 
-// mayHoldSecrets reports whether values of t can hold a secret, so
-// Redact skips the rest (records, partitions) without looking.
-func mayHoldSecrets(t reflect.Type) bool {
-	if v, ok := secretTypes.Load(t); ok {
-		return v.(bool)
-	}
-	found := findSecrets(t, map[reflect.Type]bool{})
-	secretTypes.Store(t, found)
-	return found
-}
+// mayHoldSecrets reports whether values of t can hold a secret.
+func mayHoldSecrets(t reflect.Type) bool { return secretTypes.CanHold(t) }
 
-func findSecrets(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return false // a recursive type: its other fields decide
+// holdsSecret reports whether struct t has a secret of its own: it is a
+// config entry, or has a secret bytes field.
+func holdsSecret(t reflect.Type) bool {
+	if _, ok := configValueField(t); ok {
+		return true
 	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		return findSecrets(t.Elem(), seen)
-	case reflect.Struct:
-		if _, ok := configValueField(t); ok {
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.IsExported() && isSecretBytes(sf) {
 			return true
-		}
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			if sf.IsExported() && (isSecretBytes(sf) || findSecrets(sf.Type, seen)) {
-				return true
-			}
 		}
 	}
 	return false
