@@ -3,14 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/messages"
@@ -168,19 +162,14 @@ func TestProbe(t *testing.T) {
 // TestProbeTLS: -tls with the node's CA, or -tls-insecure, reaches a TLS
 // listener; a certificate nobody vouches for is refused.
 func TestProbeTLS(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kwire probe test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	ca, err := testcerts.NewCA("kwire probe test CA")
 	require.NoError(t, err)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	require.NoError(t, os.WriteFile(caFile, ca.PEM, 0o600))
+	leaf, err := ca.Server("broker", "127.0.0.1")
+	require.NoError(t, err)
+	cert, err := leaf.TLS()
+	require.NoError(t, err)
 
 	r, err := release.ByName("4.4")
 	require.NoError(t, err)
