@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testbroker"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
@@ -36,46 +37,19 @@ func startAnswering(t *testing.T, ln net.Listener) *answeringUpstream {
 		require.NoError(t, err)
 	}
 	u := &answeringUpstream{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go u.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	testbroker.Serve(t, ln, u.answer)
 	return u
 }
 
-func (u *answeringUpstream) serve(c net.Conn) {
-	defer c.Close()
-	frames := kwire.NewFrameReader(c, 0)
-	for {
-		f, err := frames.Next()
-		if err != nil {
-			return
-		}
-		h, _, err := messages.ReadRequest(f)
-		if err != nil {
-			return
-		}
-		var resp any
-		if md := u.metadata.Load(); md != nil && h.APIKey == 3 {
-			resp = md
-		} else if resp, err = messages.Default.ResponseFor(h.APIKey, h.APIVersion); err != nil {
-			return
-		}
-		if u.hold != nil {
-			<-u.hold
-		}
-		out, err := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
-		if err != nil {
-			return
-		}
-		c.Write(out)
+func (u *answeringUpstream) answer(h kwire.RequestHeader, msg any) any {
+	resp := testbroker.Empty(h, msg)
+	if md := u.metadata.Load(); md != nil && h.APIKey == 3 {
+		resp = md
 	}
+	if u.hold != nil {
+		<-u.hold
+	}
+	return resp
 }
 
 // roundTrip sends a Heartbeat and reads its answer.
@@ -134,20 +108,36 @@ func TestAcceptErrorsAreRetried(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(notices), "too many open files; retrying")
 }
 
+// downUpstream is the address of an upstream that is down: a port
+// listened on and closed again, which the test may listen on later to
+// bring the upstream back.
+func downUpstream(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startProxyCountingDials starts a proxy of upstream that counts its
+// dials of it, so a test can wait for the proxy to be retrying.
+func startProxyCountingDials(t *testing.T, upstream string, log *syncBuffer) (*running, *atomic.Int32) {
+	t.Helper()
+	dials := &atomic.Int32{}
+	p := startProxy(t, Config{Upstream: upstream, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, a)
+	}}, log, trafficlog.Options{})
+	return p, dials
+}
+
 // TestUpstreamDialledBeforeRelaying (defect 3): a client that arrives
 // while the upstream is down is held, not closed, while the proxy keeps
 // dialling; when the upstream comes back its request is answered.
 func TestUpstreamDialledBeforeRelaying(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close() // the upstream is down
+	addr := downUpstream(t)
 	log := &syncBuffer{}
-	var dials atomic.Int32
-	p := startProxy(t, Config{Upstream: addr, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
-		dials.Add(1)
-		return (&net.Dialer{}).DialContext(ctx, network, a)
-	}}, log, trafficlog.Options{})
+	p, dials := startProxyCountingDials(t, addr, log)
 	c, err := net.Dial("tcp", p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
@@ -169,10 +159,7 @@ func TestUpstreamDialledBeforeRelaying(t *testing.T) {
 // upstream stays down is closed once the dial gives up, with the reason
 // logged.
 func TestUpstreamDownClosesAfterDialTimeout(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := downUpstream(t)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: addr, DialTimeout: 1}, log, trafficlog.Options{})
 	c, err := net.Dial("tcp", p.Addr().String())
@@ -437,16 +424,9 @@ func TestBuffersShrinkWhenQuiet(t *testing.T) {
 // back: its request was given up on, perhaps retried elsewhere, and
 // writing it late could write a batch twice.
 func TestClientGoneWhileDialling(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close() // the upstream is down
+	addr := downUpstream(t)
 	log := &syncBuffer{}
-	var dials atomic.Int32
-	p := startProxy(t, Config{Upstream: addr, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
-		dials.Add(1)
-		return (&net.Dialer{}).DialContext(ctx, network, a)
-	}}, log, trafficlog.Options{})
+	p, dials := startProxyCountingDials(t, addr, log)
 	c, err := net.Dial("tcp", p.Addr().String())
 	require.NoError(t, err)
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewProduceRequest(), 9, 7, nil)))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testbroker"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/proxy"
@@ -31,53 +32,28 @@ func startBroker(t *testing.T) *broker {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	b := &broker{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				frames := kwire.NewFrameReader(c, 0)
-				for {
-					f, err := frames.Next()
-					if err != nil {
-						return
-					}
-					h, msg, err := messages.ReadRequest(f)
-					if err != nil {
-						return
-					}
-					b.mu.Lock()
-					b.keys = append(b.keys, h.APIKey)
-					b.mu.Unlock()
-					req, ok := msg.(*messages.ProduceRequest)
-					if !ok {
-						resp, _ := messages.Default.ResponseFor(h.APIKey, h.APIVersion)
-						out, _ := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
-						c.Write(out)
-						continue
-					}
-					b.mu.Lock()
-					b.got = append(b.got, req)
-					b.mu.Unlock()
-					resp := messages.NewProduceResponse()
-					for _, td := range req.TopicData {
-						tr := messages.ProduceResponseTopicProduceResponse{Name: td.Name}
-						for _, p := range td.PartitionData {
-							tr.PartitionResponses = append(tr.PartitionResponses, messages.ProduceResponsePartitionProduceResponse{Index: p.Index, BaseOffset: 100})
-						}
-						resp.Responses = append(resp.Responses, tr)
-					}
-					out, _ := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
-					c.Write(out)
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	testbroker.Serve(t, ln, b.answer)
 	return b
+}
+
+func (b *broker) answer(h kwire.RequestHeader, msg any) any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.keys = append(b.keys, h.APIKey)
+	req, ok := msg.(*messages.ProduceRequest)
+	if !ok {
+		return testbroker.Empty(h, msg)
+	}
+	b.got = append(b.got, req)
+	resp := messages.NewProduceResponse()
+	for _, td := range req.TopicData {
+		tr := messages.ProduceResponseTopicProduceResponse{Name: td.Name}
+		for _, p := range td.PartitionData {
+			tr.PartitionResponses = append(tr.PartitionResponses, messages.ProduceResponsePartitionProduceResponse{Index: p.Index, BaseOffset: 100})
+		}
+		resp.Responses = append(resp.Responses, tr)
+	}
+	return resp
 }
 
 func serve(t *testing.T, upstream string, fs ...proxy.Filter) string {
