@@ -234,28 +234,37 @@ func (e *env) largeRSS(n, mib int) {
 			m["go_memstats_heap_alloc_bytes"]/(1<<20), m["go_memstats_heap_inuse_bytes"]/(1<<20), m["go_memstats_heap_released_bytes"]/(1<<20))
 	}
 	fmt.Printf("\nlarge frames: proxy RSS %.1f MiB at start; %s\n", rssMiB(pid), heap())
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for i := range n {
-		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-		check(err)
-		conns = append(conns, c)
+	defer holdClients(addr, n, func(c net.Conn, i int) {
 		size, err := fetchAll(c, int32(i), int32(mib+1)<<20)
 		check(err)
 		if size < mib*1000*len(value) {
 			log.Fatalf("a Fetch response of %d bytes, want all %d MiB produced", size, mib)
 		}
 		fmt.Printf("connection %d fetched %.1f MiB; proxy RSS %.1f MiB\n", i+1, float64(size)/(1<<20), rssMiB(pid))
-	}
+	})()
 	start := time.Now()
 	for _, at := range []time.Duration{time.Second, 10 * time.Second, 60 * time.Second, 130 * time.Second, 200 * time.Second} {
 		time.Sleep(time.Until(start.Add(at)))
 		fmt.Printf("%d connections idle for %v: proxy RSS %.1f MiB (peak %.1f MiB); %s\n", n, at, rssMiB(pid), hwmMiB(pid), heap())
 	}
+}
+
+// holdClients opens n connections to addr one after another, calling
+// each on every one as it opens, and returns what closes them all.
+func holdClients(addr string, n int, each func(c net.Conn, i int)) (closeAll func()) {
+	conns := make([]net.Conn, 0, n)
+	closeAll = func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	for i := range n {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		check(err)
+		conns = append(conns, c)
+		each(c, i)
+	}
+	return closeAll
 }
 
 // fetchAll sends Fetch v4 for all of big/0 from offset 0, up to max
@@ -426,18 +435,7 @@ func (e *env) idleRSS(n int) (before, with float64) {
 	time.Sleep(time.Second) // the client's connections close
 	before = rssMiB(proxy.Process.Pid)
 
-	conns := make([]net.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for i := range n {
-		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-		check(err)
-		conns = append(conns, c)
-		check(apiVersions(c, int32(i)))
-	}
+	defer holdClients(addr, n, func(c net.Conn, i int) { check(apiVersions(c, int32(i))) })()
 	time.Sleep(time.Second)
 	if fds := countFDs(proxy.Process.Pid); fds < 2*n {
 		log.Fatalf("the proxy holds %d descriptors with %d clients connected", fds, n)
