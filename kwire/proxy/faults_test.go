@@ -119,33 +119,35 @@ func downUpstream(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startProxyCountingDials starts a proxy of upstream that counts its
-// dials of it, so a test can wait for the proxy to be retrying.
-func startProxyCountingDials(t *testing.T, upstream string, log *syncBuffer) (*running, *atomic.Int32) {
+// requestWhileUpstreamDown starts a proxy of an upstream that is down
+// and sends it msg (correlation id 7) from a client, returning once the
+// proxy has dialled the upstream twice: the client's request is waiting.
+// The upstream comes back when the test listens on addr.
+func requestWhileUpstreamDown(t *testing.T, msg any, version int16) (c net.Conn, addr string, log *syncBuffer) {
 	t.Helper()
-	dials := &atomic.Int32{}
-	p := startProxy(t, Config{Upstream: upstream, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+	addr = downUpstream(t)
+	log = &syncBuffer{}
+	var dials atomic.Int32
+	p := startProxy(t, Config{Upstream: addr, Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}}, log, trafficlog.Options{})
-	return p, dials
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, msg, version, 7, nil)))
+	require.NoError(t, err)
+	for dials.Load() < 2 {
+		yield()
+	}
+	return c, addr, log
 }
 
 // TestUpstreamDialledBeforeRelaying (defect 3): a client that arrives
 // while the upstream is down is held, not closed, while the proxy keeps
 // dialling; when the upstream comes back its request is answered.
 func TestUpstreamDialledBeforeRelaying(t *testing.T) {
-	addr := downUpstream(t)
-	log := &syncBuffer{}
-	p, dials := startProxyCountingDials(t, addr, log)
-	c, err := net.Dial("tcp", p.Addr().String())
-	require.NoError(t, err)
+	c, addr, log := requestWhileUpstreamDown(t, messages.NewHeartbeatRequest(), 4)
 	defer c.Close()
-	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 7, nil)))
-	require.NoError(t, err)
-	for dials.Load() < 2 {
-		yield()
-	}
 	ln2, err := net.Listen("tcp", addr) // the upstream is back
 	require.NoError(t, err)
 	startAnswering(t, ln2)
@@ -424,16 +426,7 @@ func TestBuffersShrinkWhenQuiet(t *testing.T) {
 // back: its request was given up on, perhaps retried elsewhere, and
 // writing it late could write a batch twice.
 func TestClientGoneWhileDialling(t *testing.T) {
-	addr := downUpstream(t)
-	log := &syncBuffer{}
-	p, dials := startProxyCountingDials(t, addr, log)
-	c, err := net.Dial("tcp", p.Addr().String())
-	require.NoError(t, err)
-	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewProduceRequest(), 9, 7, nil)))
-	require.NoError(t, err)
-	for dials.Load() < 2 {
-		yield()
-	}
+	c, addr, log := requestWhileUpstreamDown(t, messages.NewProduceRequest(), 9)
 	c.Close() // the client gives up
 	ln2, err := net.Listen("tcp", addr)
 	require.NoError(t, err)
