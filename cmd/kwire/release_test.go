@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testbroker"
 	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/proxy"
@@ -53,8 +54,8 @@ func TestAPIsKafkaRelease(t *testing.T) {
 	assert.ErrorContains(t, run([]string{"apis", "-since", "2.8"}, &out), "-since needs -kafka")
 }
 
-// serveApiVersions answers every ApiVersions on one connection with
-// table, at the version asked, and stops at the connection's end.
+// serveApiVersions answers every ApiVersions with table, at the version
+// asked.
 func serveApiVersions(t *testing.T, table []kwire.APIVersions, features []release.Feature) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -63,39 +64,16 @@ func serveApiVersions(t *testing.T, table []kwire.APIVersions, features []releas
 
 // serveApiVersionsOn is serveApiVersions on a listener of the caller's.
 func serveApiVersionsOn(t *testing.T, ln net.Listener, table []kwire.APIVersions, features []release.Feature) string {
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		conn, err := ln.Accept()
-		if err != nil {
-			return
+	testbroker.Serve(t, ln, func(kwire.RequestHeader, any) any {
+		resp := messages.NewApiVersionsResponse()
+		for _, a := range table {
+			resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: a.APIKey, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion})
 		}
-		defer conn.Close()
-		frames := kwire.NewFrameReader(conn, 0)
-		for {
-			frame, err := frames.Next()
-			if err != nil {
-				return
-			}
-			_, v, corr, err := kwire.PeekRequest(frame)
-			if err != nil {
-				return
-			}
-			resp := messages.NewApiVersionsResponse()
-			for _, a := range table {
-				resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: a.APIKey, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion})
-			}
-			for _, f := range features {
-				resp.SupportedFeatures = append(resp.SupportedFeatures, messages.ApiVersionsResponseSupportedFeatureKey{Name: f.Name, MinVersion: f.Min, MaxVersion: f.Max})
-			}
-			b, err := kwire.AppendResponse(nil, resp, v, corr)
-			if err != nil {
-				return
-			}
-			if _, err := conn.Write(b); err != nil {
-				return
-			}
+		for _, f := range features {
+			resp.SupportedFeatures = append(resp.SupportedFeatures, messages.ApiVersionsResponseSupportedFeatureKey{Name: f.Name, MinVersion: f.Min, MaxVersion: f.Max})
 		}
-	}()
+		return resp
+	})
 	return ln.Addr().String()
 }
 
