@@ -14,6 +14,7 @@ import (
 
 	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 const vendorSchemas = "../../gen/testdata/vendorping"
@@ -21,6 +22,7 @@ const vendorSchemas = "../../gen/testdata/vendorping"
 // TestDecodeSchemas: kwire decode -schemas decodes a vendor API it has
 // only the JSON schemas of, field by field; twice in one process too.
 func TestDecodeSchemas(t *testing.T) {
+	isolateDefaultRegistry(t)
 	apis, err := gen.LoadAPIs(vendorSchemas)
 	require.NoError(t, err)
 	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
@@ -48,6 +50,7 @@ func TestDecodeSchemas(t *testing.T) {
 // TestDecodeSchemasResponse: a response of a -schemas API decodes given
 // its key and version.
 func TestDecodeSchemasResponse(t *testing.T) {
+	isolateDefaultRegistry(t)
 	apis, err := gen.LoadAPIs(vendorSchemas)
 	require.NoError(t, err)
 	resp := reflect.ValueOf(apis[0].NewResponse()).Elem()
@@ -81,4 +84,19 @@ func TestProxySchemasBad(t *testing.T) {
 	err = runProxy([]string{"-listen", "127.0.0.1:0", "-upstream", "127.0.0.1:1", "-log", "off", "-schemas", clash}, &bytes.Buffer{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "key 0 is Produce already")
+}
+
+// isolateDefaultRegistry gives the test a copy of messages.Default and puts
+// the original back after it, so that what decode -schemas registers there
+// (VendorPing, key 10000) does not reach the tests that count the APIs.
+func isolateDefaultRegistry(t *testing.T) {
+	old := messages.Default
+	r := messages.NewRegistry()
+	for _, a := range old.APIs() {
+		if _, ok := r.Lookup(a.Key); !ok {
+			require.NoError(t, r.Register(a))
+		}
+	}
+	messages.Default = r
+	t.Cleanup(func() { messages.Default = old })
 }
