@@ -54,6 +54,12 @@ type conn struct {
 	queue    []*pending
 	draining bool
 	reqDone  bool // the request side stopped reading
+	// answering counts upstream answers taken off the queue and not yet
+	// written to the client, and answered is when the last one was: the
+	// idle timeout neither closes a connection under an answer nor right
+	// after one.
+	answering int
+	answered  time.Time
 
 	wmu sync.Mutex // writes to the client, in order
 
@@ -133,10 +139,29 @@ func (c *conn) push(pd *pending) bool {
 	return true
 }
 
+// inFlight counts the requests the client still waits on, an answer
+// being written included.
 func (c *conn) inFlight() int {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
-	return len(c.queue)
+	return len(c.queue) + c.answering
+}
+
+// lastAnswered is when the client was last written an upstream answer.
+func (c *conn) lastAnswered() time.Time {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	return c.answered
+}
+
+// answerWritten ends what popUpstream began.
+func (c *conn) answerWritten(pd *pending) {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if pd != nil {
+		c.answering--
+	}
+	c.answered = time.Now()
 }
 
 // popUpstream takes the oldest request the upstream is to answer.
@@ -149,6 +174,7 @@ func (c *conn) popUpstream() *pending {
 	pd := c.queue[0]
 	c.queue[0] = nil
 	c.queue = c.queue[1:]
+	c.answering++
 	return pd
 }
 
@@ -233,6 +259,10 @@ func (c *conn) requests() {
 				}
 				if c.inFlight() > 0 {
 					lastFrame = time.Now() // a long poll is not idleness
+					continue
+				}
+				if a := c.lastAnswered(); time.Since(a) < cfg.IdleTimeout {
+					lastFrame = a // the client has just been answered
 					continue
 				}
 				c.closeWith(fmt.Sprintf("client idle for %v", cfg.IdleTimeout))
@@ -434,6 +464,7 @@ func (c *conn) responses() {
 		out, rawNext, ok := c.response(frame, pd, &buf)
 		ok = ok && c.toClient(out) && c.flushAnswers() == nil
 		c.wmu.Unlock()
+		c.answerWritten(pd)
 		if !ok {
 			return
 		}
