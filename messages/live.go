@@ -68,6 +68,77 @@ func (r *ApiVersionsResponse) Versions() []kwire.APIVersions {
 	return out
 }
 
+// FeatureRange is the range of levels of a KIP-584 feature ("metadata.version").
+type FeatureRange struct {
+	Name     string
+	Min, Max int16
+}
+
+// ClampFeatures makes the response advertise the features of ours, by
+// name, the way Clamp does its APIs: a supported feature listed there is
+// offered with ours' minimum and a maximum no higher than ours' or the
+// node's, and a finalized level is capped at that maximum; one listed
+// with Max below Min is removed, finalized level included. Features ours
+// does not name pass untouched. It reports whether anything changed.
+//
+// The minimum is ours' rather than the higher of the two because only
+// the maximum tells a client what it may rely on; a node's minimum is the
+// oldest level it can bootstrap at, and stating ours' is what makes the
+// response read as that of the node ours describes.
+func (r *ApiVersionsResponse) ClampFeatures(ours []FeatureRange) bool {
+	find := func(name string) (FeatureRange, bool) {
+		for _, f := range ours {
+			if f.Name == name {
+				return f, true
+			}
+		}
+		return FeatureRange{}, false
+	}
+	changed := false
+	top := map[string]int16{}
+	supported := r.SupportedFeatures[:0]
+	for _, k := range r.SupportedFeatures {
+		f, ok := find(k.Name)
+		switch {
+		case !ok:
+		case f.Max < f.Min:
+			changed = true
+			continue
+		default:
+			mx := min(k.MaxVersion, f.Max)
+			mn := min(f.Min, mx) // a node older than ours still states a range
+			if k.MinVersion != mn || k.MaxVersion != mx {
+				k.MinVersion, k.MaxVersion, changed = mn, mx, true
+			}
+			top[k.Name] = mx
+		}
+		supported = append(supported, k)
+	}
+	r.SupportedFeatures = supported
+	finalized := r.FinalizedFeatures[:0]
+	for _, k := range r.FinalizedFeatures {
+		if f, ok := find(k.Name); ok {
+			mx, seen := top[k.Name]
+			if !seen {
+				mx = f.Max
+			}
+			if f.Max < f.Min {
+				changed = true
+				continue
+			}
+			if k.MaxVersionLevel > mx {
+				k.MaxVersionLevel, changed = mx, true
+			}
+			if k.MinVersionLevel > mx {
+				k.MinVersionLevel, changed = mx, true
+			}
+		}
+		finalized = append(finalized, k)
+	}
+	r.FinalizedFeatures = finalized
+	return changed
+}
+
 // Clamp cuts the response's API ranges to what ours speaks (Versions(false)
 // if nil), dropping APIs ours lacks, so a client that reads it never sends
 // a version ours cannot read. Entries keep their unknown tagged fields.

@@ -179,3 +179,52 @@ func TestUnsupportedAPIVersions(t *testing.T) {
 	assert.EqualValues(t, 77, h.CorrelationID)
 	assert.EqualValues(t, 35, body.(*messages.ApiVersionsResponse).ErrorCode)
 }
+
+// TestClampFeatures: a feature named is offered with the given minimum
+// and at most the given and the node's maximum, its finalized level capped
+// alike; one named with Max below Min goes, finalized level too; others
+// pass untouched.
+func TestClampFeatures(t *testing.T) {
+	resp := func() *messages.ApiVersionsResponse {
+		r := messages.NewApiVersionsResponse()
+		r.SupportedFeatures = []messages.ApiVersionsResponseSupportedFeatureKey{
+			{Name: "metadata.version", MinVersion: 7, MaxVersion: 33},
+			{Name: "group.version", MinVersion: 0, MaxVersion: 1},
+		}
+		r.FinalizedFeatures = []messages.ApiVersionsResponseFinalizedFeatureKey{
+			{Name: "metadata.version", MinVersionLevel: 33, MaxVersionLevel: 33},
+			{Name: "group.version", MinVersionLevel: 1, MaxVersionLevel: 1},
+		}
+		return r
+	}
+
+	r := resp()
+	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 1, Max: 19}}))
+	assert.Equal(t, []messages.ApiVersionsResponseSupportedFeatureKey{
+		{Name: "metadata.version", MinVersion: 1, MaxVersion: 19},
+		{Name: "group.version", MinVersion: 0, MaxVersion: 1},
+	}, r.SupportedFeatures)
+	assert.Equal(t, []messages.ApiVersionsResponseFinalizedFeatureKey{
+		{Name: "metadata.version", MinVersionLevel: 19, MaxVersionLevel: 19},
+		{Name: "group.version", MinVersionLevel: 1, MaxVersionLevel: 1},
+	}, r.FinalizedFeatures)
+
+	// Never above the node's own maximum.
+	r = resp()
+	assert.False(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 7, Max: 40}}))
+	assert.Equal(t, resp(), r)
+
+	// A node older than the range named keeps a range: its own top.
+	r = resp()
+	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 40, Max: 45}}))
+	assert.Equal(t, messages.ApiVersionsResponseSupportedFeatureKey{Name: "metadata.version", MinVersion: 33, MaxVersion: 33}, r.SupportedFeatures[0])
+
+	r = resp()
+	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 0, Max: -1}}))
+	assert.Equal(t, []messages.ApiVersionsResponseSupportedFeatureKey{{Name: "group.version", MinVersion: 0, MaxVersion: 1}}, r.SupportedFeatures)
+	assert.Equal(t, []messages.ApiVersionsResponseFinalizedFeatureKey{{Name: "group.version", MinVersionLevel: 1, MaxVersionLevel: 1}}, r.FinalizedFeatures)
+
+	r = resp()
+	assert.False(t, r.ClampFeatures(nil))
+	assert.Equal(t, resp(), r)
+}

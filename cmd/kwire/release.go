@@ -169,7 +169,10 @@ func runProbe(args []string, out io.Writer) error {
 // applyAsKafka makes the proxy offer what a Kafka release offers
 // (`kwire proxy -as-kafka 3.7`): ApiVersions answers are clamped to the
 // release's table, and API keys Kafka does not have are dropped. It can
-// only narrow: what the cluster itself lacks stays out.
+// only narrow: what the cluster itself lacks stays out. metadata.version
+// is offered as the release advertises it (its top level no higher than
+// the cluster's), or not at all by a release without it (before 3.3, or
+// in ZooKeeper mode).
 func (f *proxyFlags) applyAsKafka(cfg *proxy.Config) error {
 	if f.AsKafka == "" {
 		return nil
@@ -182,5 +185,12 @@ func (f *proxyFlags) applyAsKafka(cfg *proxy.Config) error {
 		return fmt.Errorf("-as-kafka: %w", err)
 	}
 	cfg.Versions, cfg.StripUnknown = r.APIs, true
+	mv := release.Feature{Name: release.MetadataVersionFeature, Min: 0, Max: -1} // Max below Min: removed
+	for _, f := range r.Features {
+		if f.Name == mv.Name {
+			mv = f
+		}
+	}
+	cfg.Features = []messages.FeatureRange{mv}
 	return nil
 }

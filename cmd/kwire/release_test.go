@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -171,52 +172,98 @@ func TestProbeTLS(t *testing.T) {
 // TestProxyAsKafka: behind kwire proxy -as-kafka, a 4.4 cluster answers
 // ApiVersions as the release named: exactly 4.0's table, or for 3.7 its
 // APIs no wider than 3.7's (the cluster has no ZooKeeper-mode APIs, and
-// refuses the versions 4.0 removed).
+// refuses the versions 4.0 removed), and metadata.version as that release
+// advertises it, or not at all.
 func TestProxyAsKafka(t *testing.T) {
 	upstream, err := release.ByName("4.4")
 	require.NoError(t, err)
-	withVendorKey := append(slices.Clone(upstream.APIs), kwire.APIVersions{APIKey: 1000, MaxVersion: 3})
-	ask := func(asKafka string) release.Match {
-		f := proxyFlags{AsKafka: asKafka}
-		cfg := proxy.Config{Upstream: serveApiVersions(t, withVendorKey, nil)}
-		require.NoError(t, f.applyAsKafka(&cfg))
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		p := proxy.New(cfg)
-		ctx, stop := context.WithCancel(context.Background())
-		served := make(chan error, 1)
-		go func() { served <- p.ServeListener(ctx, ln) }()
-		defer func() { stop(); require.NoError(t, <-served) }()
-		<-p.Ready()
-		conn, err := net.Dial("tcp", p.Addr().String())
-		require.NoError(t, err)
-		defer conn.Close()
-		require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
-		resp, _, err := release.Ask(conn, "kwire-test")
-		require.NoError(t, err)
-		for _, k := range resp.ApiKeys {
-			require.NotEqual(t, int16(1000), k.ApiKey, "the vendor key is stripped")
-		}
-		return release.Guess(resp)
+	require.Equal(t, []release.Feature{{Name: "metadata.version", Min: 7, Max: 33}}, upstream.Features)
+	ask := func(asKafka string) *messages.ApiVersionsResponse {
+		return askThroughAsKafka(t, upstream, asKafka)
 	}
-
-	m := ask("4.0")
+	resp := ask("4.0")
+	m := release.Guess(resp)
 	assert.True(t, m.Exact, m.String())
 	assert.Equal(t, "4.0", m.Release.Name())
+	assert.Equal(t, map[string]string{"metadata.version": "7-25", "group.version": "0-1"}, featuresOf(resp), "the top level is 4.0's; a feature the table does not follow passes")
 
-	m = ask("3.7")
-	assert.Equal(t, "3.7", m.Release.Version, m.String())
-	r37, err := release.ByName("3.7")
+	// A 3.7 KRaft broker's metadata.version is 1-19: the proxy says so,
+	// and the guess, which read "7-33 here" before, has no quarrel with
+	// it. The APIs differ only in minimums the 4.4 cluster raised (4.0
+	// removed those versions), which a proxy cannot lower.
+	resp = ask("3.7-kraft")
+	m = release.Guess(resp)
+	assert.Equal(t, "3.7-kraft", m.Release.Name(), m.String())
+	assert.Empty(t, m.MetadataVersion, m.String())
+	assert.Equal(t, map[string]string{"metadata.version": "1-19", "group.version": "0-1"}, featuresOf(resp))
+	r37, err := release.ByName("3.7-kraft")
 	require.NoError(t, err)
 	for _, c := range m.Differences {
-		if c.New != nil {
-			old, ok := r37.Lookup(c.Key)
-			assert.True(t, ok && c.New.MinVersion >= old.MinVersion && c.New.MaxVersion <= old.MaxVersion, "%s is wider than 3.7's", c)
-		}
+		require.NotNil(t, c.New, "%s: 3.7 has it, the cluster too", c)
+		old, ok := r37.Lookup(c.Key)
+		assert.True(t, ok && c.New.MinVersion > old.MinVersion && c.New.MaxVersion == old.MaxVersion, "%s: only minimums the cluster raised differ", c)
+	}
+	// In front of a 3.8 cluster, which removed nothing, 3.7-kraft is
+	// matched exactly (metadata.version 1-20 narrowed to 1-19).
+	r38, err := release.ByName("3.8-kraft")
+	require.NoError(t, err)
+	m = release.Guess(askThroughAsKafka(t, r38, "3.7-kraft"))
+	assert.True(t, m.Exact, m.String())
+	assert.Equal(t, "3.7-kraft", m.Release.Name(), m.String())
+
+	// 3.7 names the ZooKeeper-mode broker, and 3.2-kraft predates
+	// metadata.version: neither advertises it.
+	for _, name := range []string{"3.7", "3.2-kraft"} {
+		resp = ask(name)
+		m = release.Guess(resp)
+		assert.Equal(t, map[string]string{"group.version": "0-1"}, featuresOf(resp), name)
+		assert.Empty(t, m.MetadataVersion, m.String())
+		want, err := release.ByName(name)
+		require.NoError(t, err)
+		assert.Equal(t, want.Version, m.Release.Version, m.String())
 	}
 
 	f := proxyFlags{AsKafka: "3.7", Unstable: true}
 	assert.ErrorContains(t, f.applyAsKafka(&proxy.Config{}), "-as-kafka and -unstable")
 	f = proxyFlags{AsKafka: "2.9"}
 	assert.ErrorContains(t, f.applyAsKafka(&proxy.Config{}), "no such Kafka release")
+}
+
+// featuresOf lists an ApiVersions response's supported features.
+func featuresOf(resp *messages.ApiVersionsResponse) map[string]string {
+	out := map[string]string{}
+	for _, f := range resp.SupportedFeatures {
+		out[f.Name] = fmt.Sprintf("%d-%d", f.MinVersion, f.MaxVersion)
+	}
+	return out
+}
+
+// askThroughAsKafka asks for ApiVersions through kwire proxy -as-kafka
+// in front of a broker that answers as upstream does, with a vendor API
+// key and a group.version feature (which no table follows) added.
+func askThroughAsKafka(t *testing.T, upstream release.Release, asKafka string) *messages.ApiVersionsResponse {
+	t.Helper()
+	withVendorKey := append(slices.Clone(upstream.APIs), kwire.APIVersions{APIKey: 1000, MaxVersion: 3})
+	features := append(slices.Clone(upstream.Features), release.Feature{Name: "group.version", Min: 0, Max: 1})
+	f := proxyFlags{AsKafka: asKafka}
+	cfg := proxy.Config{Upstream: serveApiVersions(t, withVendorKey, features)}
+	require.NoError(t, f.applyAsKafka(&cfg))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := proxy.New(cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- p.ServeListener(ctx, ln) }()
+	defer func() { stop(); require.NoError(t, <-served) }()
+	<-p.Ready()
+	conn, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+	resp, _, err := release.Ask(conn, "kwire-test")
+	require.NoError(t, err)
+	for _, k := range resp.ApiKeys {
+		require.NotEqual(t, int16(1000), k.ApiKey, "the vendor key is stripped")
+	}
+	return resp
 }

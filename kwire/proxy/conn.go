@@ -576,7 +576,8 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 }
 
 // clamp narrows an ApiVersions response to Config.Versions, keeping the
-// keys kwire does not know unless StripUnknown is set.
+// keys kwire does not know unless StripUnknown is set, and its features
+// to Config.Features.
 func (c *conn) clamp(av *messages.ApiVersionsResponse) bool {
 	cfg := &c.p.cfg
 	ours := cfg.Versions
@@ -587,7 +588,8 @@ func (c *conn) clamp(av *messages.ApiVersionsResponse) bool {
 			}
 		}
 	}
-	return av.Clamp(ours)
+	features := av.ClampFeatures(cfg.Features)
+	return av.Clamp(ours) || features
 }
 
 // localFor is the address clients of this connection reach an upstream

@@ -84,14 +84,15 @@ var optional = map[int16]bool{71: true, 72: true}
 func Guess(resp *messages.ApiVersionsResponse) Match {
 	var mv *Feature
 	for _, f := range resp.SupportedFeatures {
-		if f.Name == metadataVersion {
+		if f.Name == MetadataVersionFeature {
 			mv = &Feature{Name: f.Name, Min: f.MinVersion, Max: f.MaxVersion}
 		}
 	}
 	return guess(resp.Versions(), mv)
 }
 
-const metadataVersion = "metadata.version"
+// MetadataVersionFeature is the name of the KIP-584 feature whose top level is a KRaft release's.
+const MetadataVersionFeature = "metadata.version"
 
 // nearness is how far a table is from a broker's answer; see Guess.
 type nearness struct {
@@ -145,7 +146,7 @@ func guess(apis []kwire.APIVersions, mv *Feature) Match {
 			s.diffs = append(s.diffs, c)
 			s.near.steps += steps(c)
 		}
-		if ours, ok := r.feature(metadataVersion); ok && mv != nil && (ours.Min != mv.Min || ours.Max != mv.Max) {
+		if ours, ok := r.feature(MetadataVersionFeature); ok && mv != nil && (ours.Min != mv.Min || ours.Max != mv.Max) {
 			s.near.feature = 1
 			s.mv = fmt.Sprintf("%d-%d here, %d-%d in %s", mv.Min, mv.Max, ours.Min, ours.Max, r.Name())
 		}

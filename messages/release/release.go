@@ -54,10 +54,7 @@ type Release struct {
 }
 
 // Feature is the range of levels of a KIP-584 feature a node supports.
-type Feature struct {
-	Name     string
-	Min, Max int16
-}
+type Feature = messages.FeatureRange
 
 // feature returns the release's range of a feature.
 func (r Release) feature(name string) (Feature, bool) {
