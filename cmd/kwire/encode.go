@@ -19,35 +19,38 @@ import (
 const maxJSONInput = 64 << 20
 
 // apiFlag is -k: an API key, or an API's name in any case (Produce,
-// consumergroupheartbeat).
+// consumergroupheartbeat). It is looked up by resolve, once -schemas has
+// added its APIs, so the flags may come in any order.
 type apiFlag struct {
-	api messages.API
-	set bool
+	text string
+	api  messages.API
+	set  bool
 }
 
-func (f *apiFlag) String() string {
-	if !f.set {
-		return ""
-	}
-	return f.api.Name
-}
+func (f *apiFlag) String() string { return f.text }
 
 func (f *apiFlag) Set(s string) error {
-	if n, err := strconv.ParseInt(s, 10, 16); err == nil {
+	f.text, f.api, f.set = s, messages.API{}, true
+	return nil
+}
+
+// resolve looks the API up in messages.Default.
+func (f *apiFlag) resolve() error {
+	if n, err := strconv.ParseInt(f.text, 10, 16); err == nil {
 		api, ok := messages.Lookup(int16(n))
 		if !ok {
 			return fmt.Errorf("no API with key %d", n)
 		}
-		f.api, f.set = api, true
+		f.api = api
 		return nil
 	}
 	for _, a := range messages.APIs() {
-		if strings.EqualFold(a.Name, s) {
-			f.api, f.set = a, true
+		if strings.EqualFold(a.Name, f.text) {
+			f.api = a
 			return nil
 		}
 	}
-	return fmt.Errorf("no API named %q (see kwire apis)", s)
+	return fmt.Errorf("no API named %q (see kwire apis)", f.text)
 }
 
 // clientIDFlag is -client: a string, or null when not given.
@@ -111,9 +114,7 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) 
 		}
 		body = line.Body
 		if !given["k"] && line.Key != nil {
-			if err := m.api.Set(strconv.Itoa(int(*line.Key))); err != nil {
-				return nil, err
-			}
+			_ = m.api.Set(strconv.Itoa(int(*line.Key)))
 		}
 		if !given["v"] && line.Version != nil {
 			m.version = int(*line.Version)
@@ -130,6 +131,9 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) 
 	}
 	if !m.api.set {
 		return nil, fmt.Errorf("%s: give the API with -k KEY", fs.Name())
+	}
+	if err := m.api.resolve(); err != nil {
+		return nil, fmt.Errorf("%s: %v", fs.Name(), err)
 	}
 	api := m.api.api
 	if m.version < 0 && m.negotiate != nil {
@@ -164,16 +168,22 @@ func (m *messageFlags) frame(msg any) ([]byte, error) {
 }
 
 // runEncode turns JSON into a frame: `kwire encode -k KEY -v V [-response]
-// [-corr N] [-client ID] [-raw] < msg.json` prints it in hex (or, with
-// -raw, as bytes).
+// [-corr N] [-client ID] [-raw] [-schemas DIR] < msg.json` prints it in
+// hex (or, with -raw, as bytes).
 func runEncode(args []string, stdin io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("encode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var m messageFlags
 	m.register(fs, true)
 	raw := fs.Bool("raw", false, "write the frame's bytes rather than hex")
+	schemas := fs.String("schemas", "", "DIR[,DIR]: also encode the APIs these Kafka-format JSON schemas define, as kwire gen would")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	if *schemas != "" {
+		if err := registerSchemas(messages.Default, *schemas); err != nil {
+			return fmt.Errorf("encode: %v", err)
+		}
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("encode: the JSON comes on standard input, not as %q", fs.Arg(0))

@@ -15,7 +15,7 @@ func TestSubcommandHelp(t *testing.T) {
 	for cmd, flags := range map[string][]string{
 		"layout": {"-html", "-k", "-response", "-v"},
 		"decode": {"-json", "-response", "-raw-records", "-show-secrets"},
-		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw"},
+		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw", "-schemas"},
 		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records", "-tls", "-tls-ca", "-tls-insecure", "-sasl-mechanism"},
 		"proxy":  {"-listen", "-upstream", "-json", "-log", "-as-kafka"},
 		"apis":   {"-kafka", "-since", "-releases", "-sizes"},

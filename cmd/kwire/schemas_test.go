@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,4 +100,55 @@ func isolateDefaultRegistry(t *testing.T) {
 	}
 	messages.Default = r
 	t.Cleanup(func() { messages.Default = old })
+}
+
+// TestEncodeSchemas: a VendorPing frame, which kwire knows only from its
+// JSON schemas, decodes with decode -schemas -json and encodes back with
+// encode -schemas to the same bytes, from the whole line or from its body
+// and flags (-k before or after -schemas); without -schemas encode does
+// not know the API.
+func TestEncodeSchemas(t *testing.T) {
+	isolateDefaultRegistry(t)
+	apis, err := gen.LoadAPIs(vendorSchemas)
+	require.NoError(t, err)
+	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
+	req.FieldByName("Target").SetString("broker-7")
+	req.FieldByName("TimeoutMs").SetInt(250)
+	client := "cli"
+	frame, err := kwire.AppendRequest(nil, req.Addr().Interface(), 1, 5, &client)
+	require.NoError(t, err)
+	want := hex.EncodeToString(frame)
+
+	// Before any -schemas, VendorPing is unknown.
+	var out bytes.Buffer
+	assert.ErrorContains(t, runEncode([]string{"-k", "VendorPing", "-v", "1"}, strings.NewReader(`{}`), &out), `no API named "VendorPing"`)
+
+	// Each step registers into a copy of messages.Default of its own, so
+	// that each encode has only its -schemas to know VendorPing from.
+	t.Run("decode", func(t *testing.T) {
+		isolateDefaultRegistry(t)
+		require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, "-json", want}, &out))
+	})
+	line := strings.TrimSpace(out.String())
+	require.Contains(t, line, `"api":"VendorPing"`)
+	var decoded struct {
+		Body json.RawMessage `json:"body"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(line), &decoded))
+
+	for _, c := range []struct {
+		args  []string
+		input string
+	}{
+		{[]string{"-schemas", vendorSchemas}, line},
+		{[]string{"-k", "VendorPing", "-schemas", vendorSchemas, "-v", "1", "-corr", "5", "-client", "cli"}, string(decoded.Body)},
+		{[]string{"-schemas", vendorSchemas, "-k", "10000", "-v", "1", "-corr", "5", "-client", "cli"}, string(decoded.Body)},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			isolateDefaultRegistry(t)
+			var out bytes.Buffer
+			require.NoError(t, runEncode(c.args, strings.NewReader(c.input), &out))
+			assert.Equal(t, want, strings.TrimSpace(out.String()))
+		})
+	}
 }
