@@ -24,14 +24,7 @@ const vendorSchemas = "../../gen/testdata/vendorping"
 // only the JSON schemas of, field by field; twice in one process too.
 func TestDecodeSchemas(t *testing.T) {
 	isolateDefaultRegistry(t)
-	apis, err := gen.LoadAPIs(vendorSchemas)
-	require.NoError(t, err)
-	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
-	req.FieldByName("Target").SetString("broker-7")
-	req.FieldByName("TimeoutMs").SetInt(250)
-	client := "cli"
-	frame, err := kwire.AppendRequest(nil, req.Addr().Interface(), 1, 5, &client)
-	require.NoError(t, err)
+	frame := vendorPingRequest(t)
 	for range 2 {
 		var out bytes.Buffer
 		require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, hex.EncodeToString(frame)}, &out))
@@ -109,14 +102,7 @@ func isolateDefaultRegistry(t *testing.T) {
 // not know the API.
 func TestEncodeSchemas(t *testing.T) {
 	isolateDefaultRegistry(t)
-	apis, err := gen.LoadAPIs(vendorSchemas)
-	require.NoError(t, err)
-	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
-	req.FieldByName("Target").SetString("broker-7")
-	req.FieldByName("TimeoutMs").SetInt(250)
-	client := "cli"
-	frame, err := kwire.AppendRequest(nil, req.Addr().Interface(), 1, 5, &client)
-	require.NoError(t, err)
+	frame := vendorPingRequest(t)
 	want := hex.EncodeToString(frame)
 
 	// Before any -schemas, VendorPing is unknown.
@@ -151,4 +137,18 @@ func TestEncodeSchemas(t *testing.T) {
 			assert.Equal(t, want, strings.TrimSpace(out.String()))
 		})
 	}
+}
+
+// vendorPingRequest is a VendorPing v1 request frame (correlation id 5,
+// client "cli") built from the run-time type its schemas give.
+func vendorPingRequest(t *testing.T) []byte {
+	apis, err := gen.LoadAPIs(vendorSchemas)
+	require.NoError(t, err)
+	req := reflect.ValueOf(apis[0].NewRequest()).Elem()
+	req.FieldByName("Target").SetString("broker-7")
+	req.FieldByName("TimeoutMs").SetInt(250)
+	client := "cli"
+	frame, err := kwire.AppendRequest(nil, req.Addr().Interface(), 1, 5, &client)
+	require.NoError(t, err)
+	return frame
 }
