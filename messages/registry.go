@@ -63,6 +63,15 @@ func NewRegistry() *Registry {
 	return r
 }
 
+// Clone returns a registry holding the APIs r holds now; what is
+// registered with either afterwards is not seen by the other. A tool
+// adds its own APIs to a clone of Default, leaving Default as it was.
+func (r *Registry) Clone() *Registry {
+	c := &Registry{}
+	c.table.Store(r.load()) // tables are never changed, only replaced
+	return c
+}
+
 func newTable(list []API) *apiTable {
 	t := &apiTable{byKey: make(map[int16]API, len(list)), sorted: append([]API(nil), list...)}
 	for _, a := range list {

@@ -3,6 +3,7 @@ package messages_test
 import (
 	"fmt"
 
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -52,4 +53,27 @@ func ExampleNewRegistry() {
 	// Output:
 	// *messages.HeartbeatRequest <nil>
 	// kwire: frame: unknown API key: key -1
+}
+
+// A tool adds its own APIs to a clone of Default, leaving Default as it was.
+func ExampleRegistry_Clone() {
+	tool := messages.Default.Clone()
+	api, err := messages.NewAPI("Probe", func() any { return new(probeRequest) }, func() any { return new(probeResponse) })
+	fmt.Println(err, tool.Register(api))
+	_, inTool := tool.Lookup(1002)
+	_, inDefault := messages.Lookup(1002)
+	fmt.Println(inTool, inDefault, len(tool.APIs()) == len(messages.APIs())+1)
+	// Output:
+	// <nil> <nil>
+	// true false true
+}
+
+type probeRequest struct {
+	_           struct{} `kafka:"api=1002,versions=0,flexible=0+"`
+	UnknownTags kwire.UnknownTags
+}
+
+type probeResponse struct {
+	_           struct{} `kafka:"api=1002,versions=0,flexible=0+"`
+	UnknownTags kwire.UnknownTags
 }

@@ -37,10 +37,9 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	if *schemas != "" {
-		if err := registerSchemas(messages.Default, *schemas); err != nil {
-			return fmt.Errorf("decode: %v", err)
-		}
+	reg, err := toolRegistry(*schemas)
+	if err != nil {
+		return fmt.Errorf("decode: %v", err)
 	}
 	text := strings.Join(fs.Args(), "")
 	if text == "" {
@@ -67,12 +66,12 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("decode: %w", err)
 		}
-		return decodeJSON(frame, *response, *key, *version, opts, *showSecrets, out)
+		return decodeJSON(reg, frame, *response, *key, *version, opts, *showSecrets, out)
 	}
 	var tree *kwire.Node
 	var readBody func() (any, error)
 	if *response {
-		api, aerr := responseAPI(*key)
+		api, aerr := responseAPI(reg, *key)
 		if aerr != nil {
 			return aerr
 		}
@@ -82,18 +81,18 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		tree, err = kwire.TraceResponse(frame, api.NewResponse(), int16(*version))
 		nameRunTimeMessage(tree, api.Name+"Response")
 		readBody = func() (any, error) {
-			_, msg, err := messages.ReadResponse(frame, api.Key, int16(*version))
+			_, msg, err := reg.ReadResponse(frame, api.Key, int16(*version))
 			return msg, err
 		}
 	} else {
-		tree, err = messages.TraceRequest(frame)
+		tree, err = reg.TraceRequest(frame)
 		if key, _, _, perr := kwire.PeekRequest(frame); perr == nil {
-			if api, ok := messages.Lookup(key); ok {
+			if api, ok := reg.Lookup(key); ok {
 				nameRunTimeMessage(tree, api.Name+"Request")
 			}
 		}
 		readBody = func() (any, error) {
-			_, msg, err := messages.ReadRequest(frame)
+			_, msg, err := reg.ReadRequest(frame)
 			return msg, err
 		}
 	}
@@ -118,9 +117,9 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	return nil
 }
 
-// responseAPI is the API a response's -k names, if it is a known one.
-func responseAPI(key int) (messages.API, error) {
-	api, ok := messages.Lookup(int16(key))
+// responseAPI is the API a response's -k names, if reg knows it.
+func responseAPI(reg *messages.Registry, key int) (messages.API, error) {
+	api, ok := reg.Lookup(int16(key))
 	if !ok || key > 0x7fff {
 		return api, fmt.Errorf("decode: a response needs -k with a known API key")
 	}
@@ -148,27 +147,30 @@ func recordsOptions(records, rawRecords bool) ([]pretty.Option, error) {
 	return nil, nil
 }
 
-func decodeJSON(frame []byte, response bool, key, version int, opts []pretty.Option, showSecrets bool, out io.Writer) error {
+func decodeJSON(reg *messages.Registry, frame []byte, response bool, key, version int, opts []pretty.Option, showSecrets bool, out io.Writer) error {
 	var e trafficlog.Event
 	if response {
-		api, err := responseAPI(key)
+		api, err := responseAPI(reg, key)
 		if err != nil {
 			return err
 		}
 		if err := checkResponseVersion(api, version); err != nil {
 			return err
 		}
-		h, msg, err := messages.ReadResponse(frame, api.Key, int16(version))
+		h, msg, err := reg.ReadResponse(frame, api.Key, int16(version))
 		if err != nil {
 			return err
 		}
 		e = trafficlog.Event{Dir: trafficlog.Response, API: api.Name, Key: api.Key, Version: int16(version), CorrelationID: h.CorrelationID, Msg: msg}
 	} else {
-		h, msg, err := messages.ReadRequest(frame)
+		h, msg, err := reg.ReadRequest(frame)
 		if err != nil {
 			return err
 		}
 		e = trafficlog.Event{Dir: trafficlog.Request, Key: h.APIKey, Version: h.APIVersion, CorrelationID: h.CorrelationID, ClientID: h.ClientID, Msg: msg}
+		if api, ok := reg.Lookup(h.APIKey); ok {
+			e.API = api.Name // the log would look the name up in messages.Default
+		}
 	}
 	return writeDecoded(out, e, showSecrets, opts)
 }

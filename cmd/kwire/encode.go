@@ -34,17 +34,17 @@ func (f *apiFlag) Set(s string) error {
 	return nil
 }
 
-// resolve looks the API up in messages.Default.
-func (f *apiFlag) resolve() error {
+// resolve looks the API up in reg.
+func (f *apiFlag) resolve(reg *messages.Registry) error {
 	if n, err := strconv.ParseInt(f.text, 10, 16); err == nil {
-		api, ok := messages.Lookup(int16(n))
+		api, ok := reg.Lookup(int16(n))
 		if !ok {
 			return fmt.Errorf("no API with key %d", n)
 		}
 		f.api = api
 		return nil
 	}
-	for _, a := range messages.APIs() {
+	for _, a := range reg.APIs() {
 		if strings.EqualFold(a.Name, f.text) {
 			f.api = a
 			return nil
@@ -91,10 +91,11 @@ func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
 // readMessage reads the JSON on input: a message body as pretty.JSON
 // writes it, or a whole line of `kwire decode -json` (or of the proxy's
 // -json log), whose dir, key, version, correlation_id and client_id stand
-// in for flags not given. It returns the message, ready to encode. A line
+// in for flags not given; the API is looked up in reg. It returns the
+// message, ready to encode. A line
 // whose secrets decode left out ("redacted") is refused: its body is no
 // longer the frame it came from.
-func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) {
+func (m *messageFlags) readMessage(fs *flag.FlagSet, reg *messages.Registry, input []byte) (any, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	body := input
@@ -132,7 +133,7 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, input []byte) (any, error) 
 	if !m.api.set {
 		return nil, fmt.Errorf("%s: give the API with -k KEY", fs.Name())
 	}
-	if err := m.api.resolve(); err != nil {
+	if err := m.api.resolve(reg); err != nil {
 		return nil, fmt.Errorf("%s: %v", fs.Name(), err)
 	}
 	api := m.api.api
@@ -180,10 +181,9 @@ func runEncode(args []string, stdin io.Reader, out io.Writer) error {
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	if *schemas != "" {
-		if err := registerSchemas(messages.Default, *schemas); err != nil {
-			return fmt.Errorf("encode: %v", err)
-		}
+	reg, err := toolRegistry(*schemas)
+	if err != nil {
+		return fmt.Errorf("encode: %v", err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("encode: the JSON comes on standard input, not as %q", fs.Arg(0))
@@ -192,7 +192,7 @@ func runEncode(args []string, stdin io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	msg, err := m.readMessage(fs, input)
+	msg, err := m.readMessage(fs, reg, input)
 	if err != nil {
 		return err
 	}

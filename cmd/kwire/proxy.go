@@ -20,7 +20,6 @@ import (
 	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/kwire/proxy/filters"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
-	"github.com/kwirelabs/kwire/messages"
 )
 
 // proxyFlags are kwire proxy's settings, as flags and as the keys of a
@@ -194,11 +193,8 @@ func runProxy(args []string, out io.Writer) error {
 		Unstable: f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
 	}
-	if f.Schemas != "" {
-		cfg.Registry = messages.NewRegistry()
-		if err := registerSchemas(cfg.Registry, f.Schemas); err != nil {
-			return fmt.Errorf("proxy: %v", err)
-		}
+	if cfg.Registry, err = toolRegistry(f.Schemas); err != nil {
+		return fmt.Errorf("proxy: %v", err)
 	}
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)

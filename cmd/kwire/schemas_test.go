@@ -23,7 +23,7 @@ const vendorSchemas = "../../gen/testdata/vendorping"
 // TestDecodeSchemas: kwire decode -schemas decodes a vendor API it has
 // only the JSON schemas of, field by field; twice in one process too.
 func TestDecodeSchemas(t *testing.T) {
-	isolateDefaultRegistry(t)
+	requireDefaultUnchanged(t)
 	frame := vendorPingRequest(t)
 	for range 2 {
 		var out bytes.Buffer
@@ -44,7 +44,7 @@ func TestDecodeSchemas(t *testing.T) {
 // TestDecodeSchemasResponse: a response of a -schemas API decodes given
 // its key and version.
 func TestDecodeSchemasResponse(t *testing.T) {
-	isolateDefaultRegistry(t)
+	requireDefaultUnchanged(t)
 	apis, err := gen.LoadAPIs(vendorSchemas)
 	require.NoError(t, err)
 	resp := reflect.ValueOf(apis[0].NewResponse()).Elem()
@@ -80,19 +80,16 @@ func TestProxySchemasBad(t *testing.T) {
 	assert.Contains(t, err.Error(), "key 0 is Produce already")
 }
 
-// isolateDefaultRegistry gives the test a copy of messages.Default and puts
-// the original back after it, so that what decode -schemas registers there
-// (VendorPing, key 10000) does not reach the tests that count the APIs.
-func isolateDefaultRegistry(t *testing.T) {
-	old := messages.Default
-	r := messages.NewRegistry()
-	for _, a := range old.APIs() {
-		if _, ok := r.Lookup(a.Key); !ok {
-			require.NoError(t, r.Register(a))
-		}
-	}
-	messages.Default = r
-	t.Cleanup(func() { messages.Default = old })
+// requireDefaultUnchanged fails t if messages.Default holds an API
+// other than those it held when the test started: -schemas is to add its
+// APIs to the command's own registry, not to the process's.
+func requireDefaultUnchanged(t *testing.T) {
+	before := len(messages.APIs())
+	t.Cleanup(func() {
+		_, vendor := messages.Lookup(10000)
+		assert.False(t, vendor, "-schemas registered VendorPing in messages.Default")
+		assert.Equal(t, before, len(messages.APIs()), "messages.Default gained APIs")
+	})
 }
 
 // TestEncodeSchemas: a VendorPing frame, which kwire knows only from its
@@ -101,7 +98,7 @@ func isolateDefaultRegistry(t *testing.T) {
 // and flags (-k before or after -schemas); without -schemas encode does
 // not know the API.
 func TestEncodeSchemas(t *testing.T) {
-	isolateDefaultRegistry(t)
+	requireDefaultUnchanged(t)
 	frame := vendorPingRequest(t)
 	want := hex.EncodeToString(frame)
 
@@ -109,12 +106,8 @@ func TestEncodeSchemas(t *testing.T) {
 	var out bytes.Buffer
 	assert.ErrorContains(t, runEncode([]string{"-k", "VendorPing", "-v", "1"}, strings.NewReader(`{}`), &out), `no API named "VendorPing"`)
 
-	// Each step registers into a copy of messages.Default of its own, so
-	// that each encode has only its -schemas to know VendorPing from.
-	t.Run("decode", func(t *testing.T) {
-		isolateDefaultRegistry(t)
-		require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, "-json", want}, &out))
-	})
+	// Each command knows VendorPing from its own -schemas only.
+	require.NoError(t, run([]string{"decode", "-schemas", vendorSchemas, "-json", want}, &out))
 	line := strings.TrimSpace(out.String())
 	require.Contains(t, line, `"api":"VendorPing"`)
 	var decoded struct {
@@ -131,12 +124,13 @@ func TestEncodeSchemas(t *testing.T) {
 		{[]string{"-schemas", vendorSchemas, "-k", "10000", "-v", "1", "-corr", "5", "-client", "cli"}, string(decoded.Body)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			isolateDefaultRegistry(t)
 			var out bytes.Buffer
 			require.NoError(t, runEncode(c.args, strings.NewReader(c.input), &out))
 			assert.Equal(t, want, strings.TrimSpace(out.String()))
 		})
 	}
+	var again bytes.Buffer
+	assert.ErrorContains(t, runEncode([]string{"-k", "VendorPing", "-v", "1"}, strings.NewReader(`{}`), &again), `no API named "VendorPing"`)
 }
 
 // vendorPingRequest is a VendorPing v1 request frame (correlation id 5,

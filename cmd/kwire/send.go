@@ -79,7 +79,7 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 		}
 	}
 	m.negotiate = func(api messages.API) (int16, error) { return negotiateVersion(conn, *m.client.id, api) }
-	msg, err := m.readMessage(fs, input)
+	msg, err := m.readMessage(fs, messages.Default, input)
 	if err != nil {
 		return err
 	}

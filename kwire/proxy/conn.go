@@ -343,7 +343,7 @@ func (c *conn) request(frame []byte) bool {
 	case *messages.SaslAuthenticateRequest:
 		e.Principal = c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), m.AuthBytes))
 	}
-	req := &Request{Header: h, Body: msg}
+	req := &Request{Header: h, Body: msg, registry: cfg.Registry}
 	out := frame
 	for _, f := range cfg.Filters {
 		a := f.Request(c.info, req)

@@ -30,6 +30,7 @@ type Request struct {
 
 	changed    bool
 	onResponse []func(*Conn, *Response)
+	registry   *messages.Registry // the proxy's (Config.Registry): AnswerError builds its response from it
 }
 
 // Changed says the body was modified: the proxy re-encodes it with kwire
@@ -76,7 +77,11 @@ func Answer(resp any) Action { return Action{answer: resp} }
 // errors per topic or partition need them filled in: see the filters
 // package for Produce, Fetch and Metadata.
 func AnswerError(r *Request, code kerr.Code) Action {
-	resp, err := ErrorResponse(r.Header.APIKey, r.Header.APIVersion, code)
+	reg := r.registry
+	if reg == nil { // a Request a filter's test built by hand
+		reg = messages.Default
+	}
+	resp, err := errorResponse(reg, r.Header.APIKey, r.Header.APIVersion, code)
 	if err != nil {
 		return CloseConn(err.Error())
 	}
@@ -86,10 +91,15 @@ func AnswerError(r *Request, code kerr.Code) Action {
 // CloseConn closes the connection, logging reason.
 func CloseConn(reason string) Action { return Action{close: reason} }
 
-// ErrorResponse is a new response of the API at version with code in
-// each top-level int16 field whose name ends in ErrorCode.
+// ErrorResponse is a new response of the API (of messages.Default) at
+// version with code in each top-level int16 field whose name ends in
+// ErrorCode.
 func ErrorResponse(apiKey, version int16, code kerr.Code) (any, error) {
-	resp, err := messages.Default.ResponseFor(apiKey, version)
+	return errorResponse(messages.Default, apiKey, version, code)
+}
+
+func errorResponse(reg *messages.Registry, apiKey, version int16, code kerr.Code) (any, error) {
+	resp, err := reg.ResponseFor(apiKey, version)
 	if err != nil {
 		return nil, err
 	}
