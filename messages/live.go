@@ -76,15 +76,14 @@ type FeatureRange struct {
 
 // ClampFeatures makes the response advertise the features of ours, by
 // name, the way Clamp does its APIs: a supported feature listed there is
-// offered with ours' minimum and a maximum no higher than ours' or the
-// node's, and a finalized level is capped at that maximum; one listed
-// with Max below Min is removed, finalized level included. Features ours
+// offered with the levels both ours and the node have (the higher
+// minimum, the lower maximum), and a finalized level is capped at that
+// maximum; a feature whose ranges share no level is removed, finalized
+// level included, and so is one listed with Max below Min. Features ours
 // does not name pass untouched. It reports whether anything changed.
 //
-// The minimum is ours' rather than the higher of the two because only
-// the maximum tells a client what it may rely on; a node's minimum is the
-// oldest level it can bootstrap at, and stating ours' is what makes the
-// response read as that of the node ours describes.
+// A level outside the node's range is never offered: a client may pick
+// any level advertised, and the node would refuse one it lacks.
 func (r *ApiVersionsResponse) ClampFeatures(ours []FeatureRange) bool {
 	find := func(name string) (FeatureRange, bool) {
 		for _, f := range ours {
@@ -96,17 +95,15 @@ func (r *ApiVersionsResponse) ClampFeatures(ours []FeatureRange) bool {
 	}
 	changed := false
 	top := map[string]int16{}
+	gone := map[string]bool{}
 	supported := r.SupportedFeatures[:0]
 	for _, k := range r.SupportedFeatures {
-		f, ok := find(k.Name)
-		switch {
-		case !ok:
-		case f.Max < f.Min:
-			changed = true
-			continue
-		default:
-			mx := min(k.MaxVersion, f.Max)
-			mn := min(f.Min, mx) // a node older than ours still states a range
+		if f, ok := find(k.Name); ok {
+			mn, mx := max(k.MinVersion, f.Min), min(k.MaxVersion, f.Max)
+			if mx < mn {
+				gone[k.Name], changed = true, true
+				continue
+			}
 			if k.MinVersion != mn || k.MaxVersion != mx {
 				k.MinVersion, k.MaxVersion, changed = mn, mx, true
 			}
@@ -118,13 +115,13 @@ func (r *ApiVersionsResponse) ClampFeatures(ours []FeatureRange) bool {
 	finalized := r.FinalizedFeatures[:0]
 	for _, k := range r.FinalizedFeatures {
 		if f, ok := find(k.Name); ok {
+			if gone[k.Name] || f.Max < f.Min {
+				changed = true
+				continue
+			}
 			mx, seen := top[k.Name]
 			if !seen {
 				mx = f.Max
-			}
-			if f.Max < f.Min {
-				changed = true
-				continue
 			}
 			if k.MaxVersionLevel > mx {
 				k.MaxVersionLevel, changed = mx, true

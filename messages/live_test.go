@@ -180,10 +180,10 @@ func TestUnsupportedAPIVersions(t *testing.T) {
 	assert.EqualValues(t, 35, body.(*messages.ApiVersionsResponse).ErrorCode)
 }
 
-// TestClampFeatures: a feature named is offered with the given minimum
-// and at most the given and the node's maximum, its finalized level capped
-// alike; one named with Max below Min goes, finalized level too; others
-// pass untouched.
+// TestClampFeatures: a feature named is offered with the levels both the
+// given range and the node's have, its finalized level capped alike; one
+// whose ranges share no level goes, finalized level too, as does one named
+// with Max below Min; others pass untouched.
 func TestClampFeatures(t *testing.T) {
 	resp := func() *messages.ApiVersionsResponse {
 		r := messages.NewApiVersionsResponse()
@@ -201,7 +201,7 @@ func TestClampFeatures(t *testing.T) {
 	r := resp()
 	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 1, Max: 19}}))
 	assert.Equal(t, []messages.ApiVersionsResponseSupportedFeatureKey{
-		{Name: "metadata.version", MinVersion: 1, MaxVersion: 19},
+		{Name: "metadata.version", MinVersion: 7, MaxVersion: 19}, // not 1: the node has no level below 7
 		{Name: "group.version", MinVersion: 0, MaxVersion: 1},
 	}, r.SupportedFeatures)
 	assert.Equal(t, []messages.ApiVersionsResponseFinalizedFeatureKey{
@@ -214,15 +214,21 @@ func TestClampFeatures(t *testing.T) {
 	assert.False(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 7, Max: 40}}))
 	assert.Equal(t, resp(), r)
 
-	// A node older than the range named keeps a range: its own top.
+	// Ranges meeting at one level offer that level.
 	r = resp()
-	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 40, Max: 45}}))
-	assert.Equal(t, messages.ApiVersionsResponseSupportedFeatureKey{Name: "metadata.version", MinVersion: 33, MaxVersion: 33}, r.SupportedFeatures[0])
+	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 1, Max: 7}}))
+	assert.Equal(t, messages.ApiVersionsResponseSupportedFeatureKey{Name: "metadata.version", MinVersion: 7, MaxVersion: 7}, r.SupportedFeatures[0])
+	assert.Equal(t, messages.ApiVersionsResponseFinalizedFeatureKey{Name: "metadata.version", MinVersionLevel: 7, MaxVersionLevel: 7}, r.FinalizedFeatures[0])
 
-	r = resp()
-	assert.True(t, r.ClampFeatures([]messages.FeatureRange{{Name: "metadata.version", Min: 0, Max: -1}}))
-	assert.Equal(t, []messages.ApiVersionsResponseSupportedFeatureKey{{Name: "group.version", MinVersion: 0, MaxVersion: 1}}, r.SupportedFeatures)
-	assert.Equal(t, []messages.ApiVersionsResponseFinalizedFeatureKey{{Name: "group.version", MinVersionLevel: 1, MaxVersionLevel: 1}}, r.FinalizedFeatures)
+	// Ranges sharing no level, a node newer or older than the range
+	// named, and a range with Max below Min: the feature goes.
+	for _, named := range []messages.FeatureRange{{Min: 1, Max: 6}, {Min: 34, Max: 45}, {Min: 0, Max: -1}} {
+		named.Name = "metadata.version"
+		r = resp()
+		assert.True(t, r.ClampFeatures([]messages.FeatureRange{named}), named)
+		assert.Equal(t, []messages.ApiVersionsResponseSupportedFeatureKey{{Name: "group.version", MinVersion: 0, MaxVersion: 1}}, r.SupportedFeatures, named)
+		assert.Equal(t, []messages.ApiVersionsResponseFinalizedFeatureKey{{Name: "group.version", MinVersionLevel: 1, MaxVersionLevel: 1}}, r.FinalizedFeatures, named)
+	}
 
 	r = resp()
 	assert.False(t, r.ClampFeatures(nil))

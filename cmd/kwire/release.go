@@ -170,9 +170,9 @@ func runProbe(args []string, out io.Writer) error {
 // (`kwire proxy -as-kafka 3.7`): ApiVersions answers are clamped to the
 // release's table, and API keys Kafka does not have are dropped. It can
 // only narrow: what the cluster itself lacks stays out. metadata.version
-// is offered as the release advertises it (its top level no higher than
-// the cluster's), or not at all by a release without it (before 3.3, or
-// in ZooKeeper mode).
+// is offered with the levels both the release and the cluster have, or
+// not at all when they share none or the release lacks it (before 3.3,
+// or in ZooKeeper mode).
 func (f *proxyFlags) applyAsKafka(cfg *proxy.Config) error {
 	if f.AsKafka == "" {
 		return nil

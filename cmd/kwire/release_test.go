@@ -187,15 +187,16 @@ func TestProxyAsKafka(t *testing.T) {
 	assert.Equal(t, "4.0", m.Release.Name())
 	assert.Equal(t, map[string]string{"metadata.version": "7-25", "group.version": "0-1"}, featuresOf(resp), "the top level is 4.0's; a feature the table does not follow passes")
 
-	// A 3.7 KRaft broker's metadata.version is 1-19: the proxy says so,
-	// and the guess, which read "7-33 here" before, has no quarrel with
-	// it. The APIs differ only in minimums the 4.4 cluster raised (4.0
-	// removed those versions), which a proxy cannot lower.
+	// A 3.7 KRaft broker's metadata.version is 1-19, the 4.4 cluster's
+	// 7-33: the proxy offers 7-19, the levels both have (a client may
+	// pick any level offered). It and the APIs differ from 3.7's only in
+	// minimums the 4.4 cluster raised (4.0 removed those levels and
+	// versions), which a proxy cannot lower.
 	resp = ask("3.7-kraft")
 	m = release.Guess(resp)
 	assert.Equal(t, "3.7-kraft", m.Release.Name(), m.String())
-	assert.Empty(t, m.MetadataVersion, m.String())
-	assert.Equal(t, map[string]string{"metadata.version": "1-19", "group.version": "0-1"}, featuresOf(resp))
+	assert.Equal(t, "7-19 here, 1-19 in 3.7-kraft", m.MetadataVersion, m.String())
+	assert.Equal(t, map[string]string{"metadata.version": "7-19", "group.version": "0-1"}, featuresOf(resp))
 	r37, err := release.ByName("3.7-kraft")
 	require.NoError(t, err)
 	for _, c := range m.Differences {
@@ -210,6 +211,15 @@ func TestProxyAsKafka(t *testing.T) {
 	m = release.Guess(askThroughAsKafka(t, r38, "3.7-kraft"))
 	assert.True(t, m.Exact, m.String())
 	assert.Equal(t, "3.7-kraft", m.Release.Name(), m.String())
+
+	// 3.3's metadata.version (1-7) meets 4.4's (7-33) at 7 alone; a
+	// cluster whose levels start at 8 shares none with it, and the proxy
+	// offers no metadata.version at all rather than levels the cluster
+	// lacks.
+	assert.Equal(t, map[string]string{"metadata.version": "7-7", "group.version": "0-1"}, featuresOf(ask("3.3-kraft")))
+	past := upstream
+	past.Features = []release.Feature{{Name: "metadata.version", Min: 8, Max: 33}}
+	assert.Equal(t, map[string]string{"group.version": "0-1"}, featuresOf(askThroughAsKafka(t, past, "3.3-kraft")))
 
 	// 3.7 names the ZooKeeper-mode broker, and 3.2-kraft predates
 	// metadata.version: neither advertises it.
