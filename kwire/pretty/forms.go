@@ -319,16 +319,17 @@ func (arrayForm) read(r *jsonReader, f *kwire.Field, v reflect.Value, t json.Tok
 	if err != nil {
 		return err
 	}
-	s, read := reflect.MakeSlice(v.Type(), n, n), 0
+	v.Set(reflect.MakeSlice(v.Type(), n, n))
+	read := 0
 	err = r.array(n, func(i int, t json.Token) error {
 		read = i + 1
-		e := s.Index(i)
+		e := v.Index(i)
 		if e.Kind() == reflect.Struct {
 			setDefault(e)
 		}
 		return elem.read(r, f.Elem, e, t)
 	})
-	v.Set(s.Slice(0, read))
+	v.SetLen(read)
 	return err
 }
 

@@ -1,7 +1,6 @@
 package pretty
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,9 +60,8 @@ func ParseJSON(data []byte, msg any, version int16) error {
 	if err != nil {
 		return err
 	}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), typ: rv.Type().String(),
+	r := jsonReader{data: data, tokens: jsonTokens{data: data}, typ: rv.Type().String(),
 		budget: allocPerByte*uint64(len(data)) + allocSlack}
-	r.dec.UseNumber()
 	setDefault(rv)
 	r.mark("")
 	t, err := r.next()
@@ -77,7 +75,7 @@ func ParseJSON(data []byte, msg any, version int16) error {
 		return err
 	}
 	r.mark("")
-	if _, err := r.dec.Token(); err != io.EOF {
+	if _, err := r.tokens.next(); err != io.EOF {
 		return r.fail(ErrJSONSyntax, "data after the object")
 	}
 	return nil
@@ -104,7 +102,7 @@ const (
 // for errors.
 type jsonReader struct {
 	data   []byte
-	dec    *json.Decoder
+	tokens jsonTokens
 	typ    string     // the message's Go type
 	path   []pathStep // outermost first
 	at     int        // where the value being read starts, for errors
@@ -130,7 +128,7 @@ func (r *jsonReader) charge(n int, size uintptr) error {
 // too low before the decoder's error.
 func (r *jsonReader) elements() int {
 	depth, commas, empty, inString := 0, 0, true, false
-	for i := int(r.dec.InputOffset()); i < len(r.data); i++ {
+	for i := r.tokens.off; i < len(r.data); i++ {
 		c := r.data[i]
 		if inString {
 			switch c {
@@ -176,18 +174,14 @@ func (r *jsonReader) sized(size uintptr) (int, error) {
 // next is the next token; a syntax error or the end of the data is an
 // error.
 func (r *jsonReader) next() (json.Token, error) {
-	t, err := r.dec.Token()
+	t, err := r.tokens.next()
 	if err == nil {
 		return t, nil
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return nil, r.failAt(int(se.Offset), ErrJSONSyntax, "%v", se)
+	if te, ok := err.(*tokenError); ok {
+		return nil, r.failAt(te.at, ErrJSONSyntax, "%s", te.msg)
 	}
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, r.fail(ErrJSONSyntax, "unexpected end of the data")
-	}
-	return nil, r.fail(ErrJSONSyntax, "%v", err)
+	return nil, r.fail(ErrJSONSyntax, "unexpected end of the data") // io.EOF or io.ErrUnexpectedEOF
 }
 
 // pathStep is a key of an object (index -1) or an index of an array;
@@ -220,8 +214,8 @@ func (r *jsonReader) fail(sentinel error, format string, args ...any) error {
 // mark sets r.at to the start of the next key or value: past the
 // separators skip names and white space.
 func (r *jsonReader) mark(skip string) {
-	i := int(r.dec.InputOffset())
-	for i < len(r.data) && strings.IndexByte(skip+" \t\r\n", r.data[i]) >= 0 {
+	i := r.tokens.off
+	for i < len(r.data) && (isSpace(r.data[i]) || strings.IndexByte(skip, r.data[i]) >= 0) {
 		i++
 	}
 	r.at = i
@@ -268,7 +262,8 @@ func (r *jsonReader) int(t json.Token, bits int) (int64, error) {
 // fields reads an object's members, after its '{': fn reads the value of
 // each key, whose first token it gets. A key given twice is an error.
 func (r *jsonReader) fields(fn func(key string, t json.Token) error) error {
-	var seen []string
+	var room [16]string // on the stack: most objects have fewer keys
+	seen := room[:0]
 	for {
 		r.mark(",")
 		t, err := r.next()
