@@ -151,44 +151,66 @@ func negotiateVersion(conn net.Conn, clientID string, api messages.API) (int16, 
 	return 0, fmt.Errorf("send: the broker does not offer %s (key %d)", api.Name, api.Key)
 }
 
-// saslFlags are a client's SASL login. The password never comes on the
-// command line, where ps and shell histories show it: from a file, or
-// from $KWIRE_SASL_PASSWORD.
+// saslFlags are a client's SASL login. The password or token never
+// comes on the command line, where ps and shell histories show it: from a
+// file, or from $KWIRE_SASL_PASSWORD or $KWIRE_SASL_TOKEN.
 type saslFlags struct {
-	mechanism, user, passwordFile string
+	mechanism, user, passwordFile, tokenFile string
 }
 
 func (f *saslFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.mechanism, "sasl-mechanism", "", "log in with SASL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
-	fs.StringVar(&f.user, "sasl-user", "", "the SASL user")
+	fs.StringVar(&f.mechanism, "sasl-mechanism", "", "log in with SASL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER")
+	fs.StringVar(&f.user, "sasl-user", "", "the SASL user (OAUTHBEARER: optional, sent as the authorization id)")
 	fs.StringVar(&f.passwordFile, "sasl-password-file", "", "read the SASL password from this file (default: $KWIRE_SASL_PASSWORD)")
+	fs.StringVar(&f.tokenFile, "sasl-token-file", "", "OAUTHBEARER: read the bearer token from this file (default: $KWIRE_SASL_TOKEN)")
 }
 
 // credentials are the login the flags ask for, or nil for none. A
-// password file that group or others may open gets a warning on warn, as
-// ssh gives for a private key.
+// password or token file that group or others may open gets a warning on
+// warn, as ssh gives for a private key.
 func (f *saslFlags) credentials(warn io.Writer) (*saslclient.Credentials, error) {
 	if f.mechanism == "" {
-		if f.user != "" || f.passwordFile != "" {
-			return nil, fmt.Errorf("-sasl-user and -sasl-password-file need -sasl-mechanism")
+		if f.user != "" || f.passwordFile != "" || f.tokenFile != "" {
+			return nil, fmt.Errorf("-sasl-user, -sasl-password-file and -sasl-token-file need -sasl-mechanism")
 		}
 		return nil, nil
 	}
 	c := saslclient.Credentials{Mechanism: strings.ToUpper(f.mechanism), User: f.user}
-	if f.passwordFile != "" {
-		b, err := os.ReadFile(f.passwordFile)
-		if err != nil {
-			return nil, fmt.Errorf("-sasl-password-file: %w", err)
+	var err error
+	if c.Mechanism == "OAUTHBEARER" {
+		if f.passwordFile != "" {
+			return nil, fmt.Errorf("OAUTHBEARER takes -sasl-token-file, not -sasl-password-file")
 		}
-		c.Password = strings.TrimRight(string(b), "\r\n")
-		if st, err := os.Stat(f.passwordFile); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-			fmt.Fprintf(warn, "kwire: warning: -sasl-password-file %s is open to group or others (mode %04o): chmod 600 %s\n",
-				f.passwordFile, st.Mode().Perm(), f.passwordFile)
-		}
-	} else if p, ok := os.LookupEnv("KWIRE_SASL_PASSWORD"); ok {
-		c.Password = p
+		c.Token, err = readSecret(f.tokenFile, "-sasl-token-file", "KWIRE_SASL_TOKEN", "OAUTHBEARER needs a token", warn)
 	} else {
-		return nil, fmt.Errorf("SASL needs a password: -sasl-password-file FILE or $KWIRE_SASL_PASSWORD")
+		if f.tokenFile != "" {
+			return nil, fmt.Errorf("-sasl-token-file goes with -sasl-mechanism OAUTHBEARER")
+		}
+		c.Password, err = readSecret(f.passwordFile, "-sasl-password-file", "KWIRE_SASL_PASSWORD", "SASL needs a password", warn)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &c, c.Check()
+}
+
+// readSecret reads a secret from file (given as flagName), or else from
+// the environment variable env; missing says what is needed when neither
+// is there.
+func readSecret(file, flagName, env, missing string, warn io.Writer) (string, error) {
+	if file == "" {
+		if v, ok := os.LookupEnv(env); ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("%s: %s FILE or $%s", missing, flagName, env)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flagName, err)
+	}
+	if st, err := os.Stat(file); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(warn, "kwire: warning: %s %s is open to group or others (mode %04o): chmod 600 %s\n",
+			flagName, file, st.Mode().Perm(), file)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
 }

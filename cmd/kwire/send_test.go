@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/secrettest"
 	"github.com/kwirelabs/kwire/internal/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
@@ -34,6 +36,10 @@ type fakeBroker struct {
 	// plain, when set, is the SASL PLAIN token a connection must log in
 	// with before any request but ApiVersions is answered.
 	plain string
+	// oauth, when set, is the OAUTHBEARER initial response a connection
+	// must log in with instead; the broker refuses another as Kafka's
+	// OAUTHBEARER server does (a JSON challenge, then the failure).
+	oauth string
 }
 
 func startFakeBroker(t *testing.T) *fakeBroker {
@@ -66,7 +72,7 @@ func serveFakeBroker(t *testing.T, ln net.Listener) *fakeBroker {
 
 func (b *fakeBroker) serve(conn net.Conn) {
 	frames := kwire.NewFrameReader(conn, 0)
-	loggedIn := b.plain == ""
+	loggedIn := b.plain == "" && b.oauth == ""
 	for {
 		frame, err := frames.Next()
 		if err != nil {
@@ -86,15 +92,31 @@ func (b *fakeBroker) serve(conn net.Conn) {
 		}
 		switch key {
 		case 17:
-			answer, err = kwire.AppendResponse(nil, &messages.SaslHandshakeResponse{Mechanisms: []string{"PLAIN"}}, version, corr)
+			mechanism := "PLAIN"
+			if b.oauth != "" {
+				mechanism = "OAUTHBEARER"
+			}
+			answer, err = kwire.AppendResponse(nil, &messages.SaslHandshakeResponse{Mechanisms: []string{mechanism}}, version, corr)
 		case 36:
 			_, body, rerr := messages.ReadRequest(frame)
 			if rerr != nil {
 				return
 			}
+			auth := string(body.(*messages.SaslAuthenticateRequest).AuthBytes)
 			resp := &messages.SaslAuthenticateResponse{}
-			if loggedIn = string(body.(*messages.SaslAuthenticateRequest).AuthBytes) == b.plain; !loggedIn {
-				resp.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+			const refusal = `{"status":"invalid_token"}`
+			switch {
+			case b.oauth == "":
+				if loggedIn = auth == b.plain; !loggedIn {
+					resp.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+				}
+			case auth == b.oauth:
+				loggedIn = true
+			case auth == "\x01":
+				resp.ErrorCode = 58
+				resp.ErrorMessage = new(refusal)
+			default:
+				resp.AuthBytes = []byte(refusal)
 			}
 			answer, err = kwire.AppendResponse(nil, resp, version, corr)
 		case 18:
@@ -243,6 +265,88 @@ func TestSendWithSASL(t *testing.T) {
 	assert.ErrorContains(t, err, "SASL needs a password")
 	err = runSend([]string{"-b", addr, "-k", "3", "-sasl-user", "alice"}, strings.NewReader(metadata), &out)
 	assert.ErrorContains(t, err, "need -sasl-mechanism")
+}
+
+// TestSendWithOAuthBearer: send logs in with OAUTHBEARER, the token read
+// from a file or $KWIRE_SASL_TOKEN (never an argument), and no byte of it
+// reaches standard output, standard error or an error, in any encoding,
+// whether the broker takes it or refuses it.
+func TestSendWithOAuthBearer(t *testing.T) {
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"svc-orders","exp":4102444800}`))
+	token := "eyJhbGciOiJSUzI1NiJ9." + payload + ".c2lnbmF0dXJlLW9mLXRoZS1pc3N1ZXI"
+	b := startFakeBroker(t)
+	b.oauth = "n,,\x01auth=Bearer " + token + "\x01\x01"
+	addr := b.ln.Addr().String()
+	metadata := `{"Topics":[{"Name":"orders"}]}`
+	stderr := captureStderr(t)
+	var printed bytes.Buffer
+	noSecret := func(secret string) {
+		t.Helper()
+		for _, out := range [][]byte{printed.Bytes(), stderr()} {
+			form, found := secrettest.Find(out, []byte(secret))
+			assert.False(t, found, "the token in the output (%s):\n%s", form, out)
+		}
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	require.NoError(t, os.WriteFile(file, []byte(token+"\n"), 0o600))
+	line, out := sendLine(t, []string{"-b", addr, "-k", "3", "-sasl-mechanism", "oauthbearer", "-sasl-token-file", file}, metadata)
+	assert.Equal(t, int16(9), line.Version, "ApiVersions after the login")
+	printed.WriteString(out)
+
+	t.Setenv("KWIRE_SASL_TOKEN", token)
+	_, out = sendLine(t, []string{"-b", addr, "-k", "3", "-sasl-mechanism", "OAUTHBEARER"}, metadata)
+	printed.WriteString(out)
+	noSecret(token)
+
+	// A token the broker refuses: its reason, not the token. The file is
+	// open to others: a warning naming the file, not its content.
+	wrong := strings.Replace(token, ".c2ln", ".d2ln", 1)
+	require.NoError(t, os.WriteFile(file, []byte(wrong), 0o600))
+	require.NoError(t, os.Chmod(file, 0o644))
+	err := runSend([]string{"-b", addr, "-k", "3", "-v", "9", "-sasl-mechanism", "OAUTHBEARER", "-sasl-token-file", file},
+		strings.NewReader(metadata), &printed)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `SASL_AUTHENTICATION_FAILED (58): SASL authentication failed: {"status":"invalid_token"}`)
+	assert.Contains(t, string(stderr()), "-sasl-token-file "+file+" is open to group or others")
+	printed.WriteString(err.Error())
+	noSecret(wrong)
+	noSecret(token)
+
+	// A token that is not a bearer token is refused before anything is
+	// sent, without being quoted.
+	t.Setenv("KWIRE_SASL_TOKEN", token+"\x01auth=Bearer x")
+	before := len(b.requests())
+	err = runSend([]string{"-b", addr, "-k", "3", "-sasl-mechanism", "OAUTHBEARER"}, strings.NewReader(metadata), &printed)
+	assert.ErrorContains(t, err, "a byte a bearer token cannot have")
+	assert.Len(t, b.requests(), before)
+	printed.WriteString(err.Error())
+	noSecret(token)
+
+	// No flag takes the token itself; the password's flag is not the token's.
+	assert.ErrorContains(t, runSend([]string{"-b", addr, "-k", "3", "-sasl-mechanism", "OAUTHBEARER", "-sasl-token", token}, strings.NewReader(metadata), &printed),
+		"-sasl-token")
+	assert.ErrorContains(t, runSend([]string{"-b", addr, "-k", "3", "-sasl-mechanism", "OAUTHBEARER", "-sasl-password-file", file}, strings.NewReader(metadata), &printed),
+		"OAUTHBEARER takes -sasl-token-file")
+	os.Unsetenv("KWIRE_SASL_TOKEN")
+	assert.ErrorContains(t, runSend([]string{"-b", addr, "-k", "3", "-sasl-mechanism", "OAUTHBEARER"}, strings.NewReader(metadata), &printed),
+		"OAUTHBEARER needs a token: -sasl-token-file FILE or $KWIRE_SASL_TOKEN")
+}
+
+// captureStderr sends os.Stderr to a file for the rest of the test and
+// returns a function reading what was written so far.
+func captureStderr(t *testing.T) func() []byte {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	old := os.Stderr
+	os.Stderr = f
+	t.Cleanup(func() { os.Stderr = old; f.Close() })
+	return func() []byte {
+		b, err := os.ReadFile(f.Name())
+		require.NoError(t, err)
+		return b
+	}
 }
 
 // TLS as the proxy's upstream side speaks it: a CA file, a client

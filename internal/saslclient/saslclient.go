@@ -1,8 +1,9 @@
 // Package saslclient logs a Kafka connection in with SASL, as a client:
 // SaslHandshake v1 names the mechanism, then SaslAuthenticate v1 carries
-// the exchange (KIP-152). Mechanisms: PLAIN (RFC 4616) and
-// SCRAM-SHA-256 / SCRAM-SHA-512 (RFC 5802, RFC 7677). Passwords and proofs
-// never appear in its errors.
+// the exchange (KIP-152). Mechanisms: PLAIN (RFC 4616),
+// SCRAM-SHA-256 / SCRAM-SHA-512 (RFC 5802, RFC 7677) and OAUTHBEARER
+// (RFC 7628, KIP-255). Passwords, proofs and tokens never appear in its
+// errors.
 package saslclient
 
 import (
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,25 +28,48 @@ import (
 
 // Credentials say how to log in.
 type Credentials struct {
-	Mechanism string // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
-	User      string
-	Password  string
+	Mechanism string // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER
+	// User is the user of PLAIN and SCRAM; with OAUTHBEARER, if set, the
+	// authorization id (a=), which the broker checks against the token's
+	// subject.
+	User     string
+	Password string // PLAIN and SCRAM
+	Token    string // OAUTHBEARER: the bearer token (a JWT, say)
 }
 
 // Mechanisms are the mechanisms Login speaks.
-var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"}
 
-// Check reports whether c names a mechanism Login speaks and a user.
+// Check reports whether c names a mechanism Login speaks and what it
+// needs: a user for PLAIN and SCRAM, a token of bearer-token syntax
+// (RFC 6750 b64token) for OAUTHBEARER.
 func (c Credentials) Check() error {
+	if !slices.Contains(Mechanisms, c.Mechanism) {
+		return fmt.Errorf("SASL mechanism %q: want one of %s", c.Mechanism, strings.Join(Mechanisms, ", "))
+	}
+	if c.Mechanism == "OAUTHBEARER" {
+		return checkToken(c.Token)
+	}
 	if c.User == "" {
 		return errors.New("SASL needs a user")
 	}
-	for _, m := range Mechanisms {
-		if m == c.Mechanism {
-			return nil
+	return nil
+}
+
+// checkToken checks a bearer token's syntax, 1*(ALPHA / DIGIT / "-" /
+// "." / "_" / "~" / "+" / "/") *"=", which keeps it from breaking out of
+// the message it is sent in. The error does not quote the token.
+func checkToken(token string) error {
+	body := strings.TrimRight(token, "=")
+	if body == "" {
+		return errors.New("OAUTHBEARER needs a token")
+	}
+	for i, c := range []byte(body) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return fmt.Errorf("the OAUTHBEARER token has a byte a bearer token cannot have, at offset %d of %d", i, len(token))
 		}
 	}
-	return fmt.Errorf("SASL mechanism %q: want one of %s", c.Mechanism, strings.Join(Mechanisms, ", "))
+	return nil
 }
 
 // Login authenticates conn, a fresh connection to a broker (deadlines are
@@ -61,9 +86,12 @@ func Login(conn io.ReadWriter, c Credentials, clientID string, firstCorrelationI
 	if hs.ErrorCode != 0 {
 		return fmt.Errorf("SASL handshake: %v (the broker offers %s)", kerr.Err(hs.ErrorCode), strings.Join(hs.Mechanisms, ", "))
 	}
-	if c.Mechanism == "PLAIN" {
+	switch c.Mechanism {
+	case "PLAIN":
 		_, err := ex.authenticate([]byte("\x00" + c.User + "\x00" + c.Password))
 		return err
+	case "OAUTHBEARER":
+		return ex.oauthBearer(c.User, c.Token)
 	}
 	s, err := newSCRAM(c.Mechanism, c.User, c.Password, "")
 	if err != nil {
@@ -132,6 +160,31 @@ func (ex *exchange) authenticate(token []byte) ([]byte, error) {
 		return nil, fmt.Errorf("SASL authenticate: %v%s", kerr.Err(resp.ErrorCode), msg)
 	}
 	return resp.AuthBytes, nil
+}
+
+// oauthBearerFirst is the client's initial response of RFC 7628 (section
+// 3.1) with no extensions: a GS2 header naming authzid if set, then
+// auth=Bearer TOKEN, each key=value pair ended by 0x01, and a final 0x01.
+func oauthBearerFirst(authzid, token string) []byte {
+	header := "n,,"
+	if authzid != "" {
+		header = "n,a=" + saslName(authzid) + ","
+	}
+	return []byte(header + "\x01auth=Bearer " + token + "\x01\x01")
+}
+
+// oauthBearer sends the token. A broker that refuses it answers with an
+// error JSON ({"status":"invalid_token"}); the client acknowledges with a
+// lone 0x01, to which the broker answers the failure (RFC 7628 3.2.3).
+func (ex *exchange) oauthBearer(authzid, token string) error {
+	serverFirst, err := ex.authenticate(oauthBearerFirst(authzid, token))
+	if err != nil || len(serverFirst) == 0 {
+		return err
+	}
+	if _, err := ex.authenticate([]byte{0x01}); err != nil {
+		return err // Kafka's error message is the JSON
+	}
+	return fmt.Errorf("SASL authenticate: the broker refused the token: %s", strings.ToValidUTF8(string(serverFirst), "?"))
 }
 
 // scram is the client side of one SCRAM conversation (RFC 5802, without

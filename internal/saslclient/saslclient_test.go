@@ -86,11 +86,11 @@ func TestLoginPlain(t *testing.T) {
 		creds Credentials
 		err   string
 	}{
-		{Credentials{"PLAIN", "alice", "s3cret"}, ""},
-		{Credentials{"PLAIN", "alice", "wrong"}, "SASL_AUTHENTICATION_FAILED"},
-		{Credentials{"SCRAM-SHA-512", "alice", "s3cret"}, "the broker offers PLAIN"},
-		{Credentials{"GSSAPI", "alice", "s3cret"}, `mechanism "GSSAPI"`},
-		{Credentials{"PLAIN", "", "s3cret"}, "needs a user"},
+		{Credentials{Mechanism: "PLAIN", User: "alice", Password: "s3cret"}, ""},
+		{Credentials{Mechanism: "PLAIN", User: "alice", Password: "wrong"}, "SASL_AUTHENTICATION_FAILED"},
+		{Credentials{Mechanism: "SCRAM-SHA-512", User: "alice", Password: "s3cret"}, "the broker offers PLAIN"},
+		{Credentials{Mechanism: "GSSAPI", User: "alice", Password: "s3cret"}, `mechanism "GSSAPI"`},
+		{Credentials{Mechanism: "PLAIN", Password: "s3cret"}, "needs a user"},
 	} {
 		client, server := net.Pipe()
 		go fakeSASLBroker(t, server, "\x00alice\x00s3cret")
@@ -103,6 +103,101 @@ func TestLoginPlain(t *testing.T) {
 		if assert.Error(t, err, c.creds) {
 			assert.Contains(t, err.Error(), c.err)
 			assert.False(t, strings.Contains(err.Error(), c.creds.Password), "the password is in the error")
+		}
+	}
+}
+
+// fakeOAuthBroker answers SaslHandshake (offering OAUTHBEARER) and
+// SaslAuthenticate as Kafka's OAUTHBEARER server does: the initial
+// response want logs in; any other gets the error JSON as a challenge,
+// and the client's 0x01 after it SASL_AUTHENTICATION_FAILED carrying the
+// JSON. Every token it read goes to got.
+func fakeOAuthBroker(t *testing.T, conn net.Conn, want string, got chan<- []byte) {
+	defer conn.Close()
+	const refusal = `{"status":"invalid_token"}`
+	frames := kwire.NewFrameReader(conn, 0)
+	for {
+		frame, err := frames.Next()
+		if err != nil {
+			return
+		}
+		h, body, err := messages.ReadRequest(frame)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var resp any
+		switch req := body.(type) {
+		case *messages.SaslHandshakeRequest:
+			r := &messages.SaslHandshakeResponse{Mechanisms: []string{"OAUTHBEARER"}}
+			if req.Mechanism != "OAUTHBEARER" {
+				r.ErrorCode = 33 // UNSUPPORTED_SASL_MECHANISM
+			}
+			resp = r
+		case *messages.SaslAuthenticateRequest:
+			got <- req.AuthBytes
+			r := &messages.SaslAuthenticateResponse{}
+			switch string(req.AuthBytes) {
+			case want:
+			case "\x01":
+				r.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+				msg := refusal
+				r.ErrorMessage = &msg
+			default:
+				r.AuthBytes = []byte(refusal)
+			}
+			resp = r
+		}
+		out, err := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if _, err := conn.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// TestLoginOAuthBearer: the initial response is RFC 7628's, with the
+// authorization id when a user is given; a refused token gets the
+// broker's reason after the 0x01 acknowledgement; a token that is not a
+// bearer token is refused before anything is sent. No error holds the
+// token.
+func TestLoginOAuthBearer(t *testing.T) {
+	const token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtb3JkZXJzIn0.c2lnbmF0dXJl"
+	good := "n,,\x01auth=Bearer " + token + "\x01\x01"
+	for _, c := range []struct {
+		creds Credentials
+		sent  []string // the tokens the broker reads
+		err   string
+	}{
+		{Credentials{Mechanism: "OAUTHBEARER", Token: token}, []string{good}, ""},
+		{Credentials{Mechanism: "OAUTHBEARER", User: "svc=orders,eu", Token: token},
+			[]string{"n,a=svc=3Dorders=2Ceu,\x01auth=Bearer " + token + "\x01\x01", "\x01"}, `SASL_AUTHENTICATION_FAILED (58): SASL authentication failed: {"status":"invalid_token"}`},
+		{Credentials{Mechanism: "OAUTHBEARER", Token: token + "x"},
+			[]string{"n,,\x01auth=Bearer " + token + "x\x01\x01", "\x01"}, `SASL_AUTHENTICATION_FAILED (58): SASL authentication failed: {"status":"invalid_token"}`},
+		{Credentials{Mechanism: "OAUTHBEARER", Token: token + "\x01auth=Bearer x"}, nil, "at offset 61 of 75"},
+		{Credentials{Mechanism: "OAUTHBEARER", Token: "=="}, nil, "needs a token"},
+		{Credentials{Mechanism: "OAUTHBEARER"}, nil, "needs a token"},
+	} {
+		client, server := net.Pipe()
+		got := make(chan []byte, 4)
+		go fakeOAuthBroker(t, server, good, got)
+		err := Login(client, c.creds, "kwire-test", 100)
+		client.Close()
+		var sent []string
+		for len(got) > 0 {
+			sent = append(sent, string(<-got))
+		}
+		assert.Equal(t, c.sent, sent, c.creds.User)
+		if c.err == "" {
+			assert.NoError(t, err)
+			continue
+		}
+		if assert.Error(t, err) {
+			assert.Contains(t, err.Error(), c.err)
+			assert.NotContains(t, err.Error(), "c2lnbmF0dXJl", "the token is in the error")
 		}
 	}
 }
