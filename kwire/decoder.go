@@ -1,9 +1,6 @@
 package kwire
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/kwirelabs/kwire/kwire/internal/engine"
 
 // Decoder decodes with options. Its zero value is what Unmarshal,
 // ReadRequest and ReadResponse do; a Decoder is a plain value, safe to
@@ -31,148 +28,24 @@ type Decoder struct {
 	Exact bool
 }
 
-// start readies d, a zero decodeState, to read src. Filling a zero value in
-// place, rather than returning one, spares copying the whole decodeState.
-func (dc Decoder) start(d *decodeState, src []byte) {
-	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
-}
-
-// decodeBody resets the message at p and decodes it with pl.
-func (d *decodeState) decodeBody(pl *plan, p pointer) error {
-	pl.reset(p)
-	if h := pl.strHint.Load(); h != 0 && d.strBytes == 0 {
-		d.firstChunk(h) // unless a request header's client id took one
-	}
-	if err := d.decodeStruct(pl, p); err != nil {
-		resetAll(pl, p)
-		return err
-	}
-	if d.strBytes != 0 {
-		pl.noteStrings(d.stringsUsed())
-	}
-	return nil
-}
-
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
 // is reset first. Fields the version lacks, and tagged fields that are not
 // sent, get their schema defaults. Bytes left over are an error (msg
 // holds what was read); after any other error in the body msg holds its
 // zero value. Strings do not alias data; records fields do.
 func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
-	pl, p := cachedRootPlan(msg, version)
-	if pl == nil {
-		pl, p = lookupRootPlan(msg, version)
-	}
-	if pl == nil {
-		var err error
-		if pl, p, err = messagePlanSlow(msg, version, "unmarshal", writeValue); err != nil {
-			return err
-		}
-	}
-	var d decodeState
-	dc.start(&d, data)
-	if err := d.decodeBody(pl, p); err != nil {
-		return publicError("unmarshal", pl.typ.String(), err)
-	}
-	if d.off != len(data) {
-		return &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
-	}
-	return nil
+	return engine.Unmarshal(engine.Options(dc), data, msg, version)
 }
 
 // ReadRequest reads a request frame (size prefix included). newBody is
 // given the API key and version from the header and returns a pointer to
 // the struct to decode the body into; its tags decide the header version.
 func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	var h RequestHeader
-	rest, err := frameBody(frame)
-	if err != nil {
-		return h, nil, err
-	}
-	var d decodeState
-	dc.start(&d, rest)
-	if err := d.readRequestHead(&h); err != nil {
-		return h, nil, headerError("RequestHeader", err)
-	}
-	body, err := newBody(h.APIKey, h.APIVersion)
-	if err != nil {
-		return h, nil, err
-	}
-	pl, p := cachedRootPlan(body, h.APIVersion)
-	if pl == nil {
-		if pl, p, err = requestBodyPlan(body, h.APIVersion, "unmarshal", writeValue); err != nil {
-			return h, nil, err
-		}
-	}
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
-	if h := pl.strHint.Load(); h != 0 {
-		d.firstChunk(h) // for the client id and the body
-	}
-	if err := d.readRequestHeaderRest(&h); err != nil {
-		return h, nil, headerError("RequestHeader", err)
-	}
-	// The body is read by the same decoder, so header and body strings
-	// share arena chunks; offsets count from after the size prefix.
-	if err := d.decodeBody(pl, p); err != nil {
-		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
-	}
-	if d.off != len(rest) {
-		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
-	}
-	return h, body, nil
+	return engine.ReadRequest(engine.Options(dc), frame, newBody)
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version.
 func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	rest, pl, p, h, err := responseFrame(frame, msg, version, "unmarshal", writeValue)
-	if err != nil {
-		return h, err
-	}
-	var d decodeState
-	dc.start(&d, rest)
-	if err := d.readResponseHeader(&h); err != nil {
-		return h, headerError("ResponseHeader", err)
-	}
-	if err := d.decodeBody(pl, p); err != nil {
-		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
-	}
-	if d.off != len(rest) {
-		return h, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
-	}
-	return h, nil
+	return engine.ReadResponse(engine.Options(dc), frame, msg, version)
 }
-
-// responseFrame is where reading and tracing a response frame start: the
-// frame after its size prefix, the plan of msg (a pointer to the response
-// struct) at version, msg's pointer, and the header with the version that
-// plan's API and flexibility call for; on an error, a zero header.
-func responseFrame(frame []byte, msg any, version int16, opName string, use msgUse) ([]byte, *plan, pointer, ResponseHeader, error) {
-	rest, err := frameBody(frame)
-	if err != nil {
-		return nil, nil, pointer{}, ResponseHeader{}, err
-	}
-	pl, p, err := messagePlan(msg, version, opName, use)
-	if err != nil {
-		return nil, nil, pointer{}, ResponseHeader{}, err
-	}
-	return rest, pl, p, ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}, nil
-}
-
-// requestBodyPlan finds the plan of body, the struct newBody gave for the
-// API key and version a request header names; a version the struct does
-// not declare is the header's fault, an error at the version's offset.
-// The common call, a body whose plan is cached, need not come here.
-func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan, pointer, error) {
-	pl, p, err := messagePlan(body, version, opName, use)
-	if e, ok := err.(*Error); ok && errors.Is(e, ErrUnsupportedVersion) {
-		e.Op, e.Offset = "frame", 6
-	}
-	return pl, p, err
-}
-
-// resetAll zeroes the whole message after a failed decode, which may have
-// stopped before the fields its reset list leaves to decoding.
-func resetAll(pl *plan, p pointer) { p.value(pl.typ).SetZero() }

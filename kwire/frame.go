@@ -1,14 +1,11 @@
 package kwire
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "github.com/kwirelabs/kwire/kwire/internal/engine"
 
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
 func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
-	return appendRequest(dst, msg, version, correlationID, clientID, UnknownTags{})
+	return engine.AppendRequest(dst, msg, version, correlationID, clientID, UnknownTags{})
 }
 
 // AppendRequestWithHeader is AppendRequest for a caller that has a whole
@@ -16,29 +13,7 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // header's APIVersion is the body's version; its Version and APIKey are
 // worked out from msg, as AppendRequest does.
 func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
-	return appendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags)
-}
-
-func appendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string, tags UnknownTags) ([]byte, error) {
-	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
-	var err error
-	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, version, "marshal", readValue); err != nil {
-			return dst, err
-		}
-	}
-	if pl.apiKey < 0 {
-		return dst, notAMessage("frame", pl.typ.String(), "the struct names no API key")
-	}
-	h := RequestHeader{Version: RequestHeaderVersion(pl.apiKey, version, pl.flexible), APIKey: pl.apiKey,
-		APIVersion: version, CorrelationID: correlationID, ClientID: clientID, UnknownTags: tags}
-	start := len(dst)
-	b := appendRequestHeader(dst, &h)
-	if b, err = encodeStruct(b, pl, p); err != nil {
-		return dst, marshalError(pl, err)
-	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-	return b, nil
+	return engine.AppendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags)
 }
 
 // PeekRequest reads the API key, version and correlation id of a request
@@ -48,79 +23,25 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // the body has arrived. A header cut short is refused as ReadRequest
 // refuses it.
 func PeekRequest(head []byte) (apiKey, apiVersion int16, correlationID int32, err error) {
-	var h RequestHeader
-	d, err := headDecoder(head, "RequestHeader")
-	if err == nil {
-		err = headerError("RequestHeader", d.readRequestHead(&h))
-	}
-	return h.APIKey, h.APIVersion, h.CorrelationID, err
+	return engine.PeekRequest(head)
 }
 
 // PeekResponse reads the correlation id of a response from the first
 // bytes of its frame (at least 8, size prefix included), which is all a
 // client needs to pair it with its request.
-func PeekResponse(head []byte) (correlationID int32, err error) {
-	var h ResponseHeader // version 0: the correlation id alone
-	d, err := headDecoder(head, "ResponseHeader")
-	if err == nil {
-		err = headerError("ResponseHeader", d.readResponseHeader(&h))
-	}
-	return h.CorrelationID, err
-}
-
-// headDecoder checks the size prefix at the front of head, the first
-// bytes of a frame, and returns a decodeState over what of the frame head
-// holds, its offsets counted from after the prefix.
-func headDecoder(head []byte, typ string) (decodeState, error) {
-	if len(head) < 4 {
-		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
-	}
-	size := int32(binary.BigEndian.Uint32(head))
-	if size < 0 || len(head)-4 > int(size) {
-		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
-	}
-	return decodeState{src: head[4:]}, nil
-}
+func PeekResponse(head []byte) (correlationID int32, err error) { return engine.PeekResponse(head) }
 
 // AppendResponse appends a whole response frame: the int32 size prefix,
 // the response header and the body of msg at version.
 func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]byte, error) {
-	return AppendResponseWithHeader(dst, ResponseHeader{CorrelationID: correlationID}, msg, version)
+	return engine.AppendResponse(dst, ResponseHeader{CorrelationID: correlationID}, msg, version)
 }
 
 // AppendResponseWithHeader is AppendResponse for a caller that has a
 // whole header, tagged fields included (a proxy passing a response on):
 // the header's version is worked out from msg at version.
 func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
-	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
-	var err error
-	if pl == nil {
-		if pl, p, err = messagePlanSlow(msg, version, "marshal", readValue); err != nil {
-			return dst, err
-		}
-	}
-	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
-	start := len(dst)
-	b := appendResponseHeader(append(dst, 0, 0, 0, 0), h)
-	if b, err = encodeStruct(b, pl, p); err != nil {
-		return dst, publicError("marshal", pl.typ.String(), err)
-	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
-	return b, nil
-}
-
-// frameBody checks the size prefix and returns what follows it.
-func frameBody(frame []byte) ([]byte, error) {
-	if len(frame) < 4 {
-		return nil, &Error{Op: "frame", Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
-	}
-	n := int32(binary.BigEndian.Uint32(frame))
-	if n < 0 || int(n) != len(frame)-4 {
-		return nil, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)}
-	}
-	return frame[4:], nil
+	return engine.AppendResponse(dst, h, msg, version)
 }
 
 // ReadRequest reads a request frame (size prefix included). newBody is

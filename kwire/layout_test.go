@@ -35,8 +35,13 @@ func TestTraceRefusesWhatReadRefuses(t *testing.T) {
 }
 
 type marked struct {
-	_     struct{} `kafka:"api=1000,versions=0"`
-	Inner *topic   `kafka:"v=0+,nullable=0+"`
+	_     struct{}     `kafka:"api=1000,versions=0"`
+	Inner *markedInner `kafka:"v=0+,nullable=0+"`
+}
+
+type markedInner struct {
+	Name       string  `kafka:"v=0+"`
+	Partitions []int32 `kafka:"v=0+"`
 }
 
 func TestTraceReadsPresenceMarkersAsReadDoes(t *testing.T) {

@@ -1,11 +1,13 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // InFlight is a request waiting for its response: what a response frame
@@ -47,8 +49,8 @@ func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if key == apiKeyProduce {
-		acks, err := produceAcks(frame, version)
+	if key == public.APIKeyProduce {
+		acks, err := engine.ProduceAcks(frame, version)
 		if err != nil {
 			return false, err
 		}
@@ -116,34 +118,4 @@ func (t *Tracker) InFlight() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.pending)
-}
-
-const (
-	apiKeyProduce          = 0
-	produceFlexibleFrom    = 9 // Produce v9+: header v2, compact strings
-	produceTransactionalID = 3 // Produce v3+ starts with TransactionalId
-)
-
-// produceAcks reads the Acks field of a Produce request frame, which sits
-// after the header and (v3+) the transactional id, without decoding the
-// records.
-func produceAcks(frame []byte, version int16) (int16, error) {
-	d := decodeState{src: frame[4:], off: 8} // past the head PeekRequest read
-	flexible := version >= produceFlexibleFrom
-	var h RequestHeader
-	h.Version = RequestHeaderVersion(apiKeyProduce, version, flexible)
-	if err := d.readRequestHeaderRest(&h); err != nil {
-		return 0, headerError("RequestHeader", err)
-	}
-	if version >= produceTransactionalID {
-		o := fieldPlan{kind: kNullString, nullable: true, compact: flexible}
-		var tid *string
-		if err := d.decodeValue(&o, pointerOf(&tid)); err != nil {
-			return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(err, "TransactionalID"), 4))
-		}
-	}
-	if d.remaining() < 2 {
-		return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(d.truncated(2), "Acks"), 4))
-	}
-	return int16(binary.BigEndian.Uint16(d.src[d.off:])), nil
 }

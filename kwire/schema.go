@@ -1,8 +1,8 @@
 package kwire
 
 import (
-	"reflect"
-	"sync"
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // Schema is the shape of a struct type at one version, as the codec sees
@@ -11,149 +11,23 @@ import (
 // it agrees with Marshal and Unmarshal. Tools that show or inspect values
 // (JSON, summaries, error scans) work from it rather than from the struct
 // tags.
-type Schema struct {
-	Type     reflect.Type // the struct type
-	Version  int16
-	Flexible bool
-	Fields   []Field
-	// UnknownTags is the index in Type of the UnknownTags field, or -1.
-	UnknownTags int
-}
+type Schema = public.Schema
 
 // Field is one field of a Schema (or, as Field.Elem, an array's element).
-type Field struct {
-	Name  string
-	Index int          // in the Go struct, for reflect.Value.Field; -1 for an array element
-	Type  reflect.Type // the Go type
-	// Wire is the wire type: int8, int16, int32, int64, uint16, uint32,
-	// float64, bool, varint, varlong, uvarint, uuid, string,
-	// nullable_string, bytes, nullable_bytes, records, array, struct,
-	// nullable struct.
-	Wire      string
-	Tag       int    // the tagged-field number, -1 for a field in the fixed part
-	Nullable  bool   // null is legal in this version
-	Records   bool   // a records field: []byte holding record batches
-	Compact   bool   // a string, bytes or array with a compact (uvarint) length
-	Default   string // the tag's default= text, "" when it has none
-	Ignorable bool
-	// Elem is an array's element; nil for other fields.
-	Elem *Field
-	// Struct is the schema of a struct, a nullable struct, or (through
-	// Elem) an array of structs; nil for other fields.
-	Struct *Schema
-}
+type Field = public.Field
 
 // SchemaOf returns the schema of msg's type (a struct, a pointer to one,
 // or a reflect.Type of either) at version. The version must be one the
 // message declares (Describe says which); its flexible versions decide
 // compactness and tags. Schemas are cached: callers must not modify them.
-func SchemaOf(msg any, version int16) (*Schema, error) {
-	t, _, err := messageOf(msg, "schema", typeOnly)
-	if err != nil {
-		return nil, err
-	}
-	pl, err := rootPlan(t, version, "schema")
-	if err != nil {
-		return nil, err
-	}
-	return schemaOfPlan(pl), nil
-}
-
-// schemas caches the Schema of each plan; plans are immutable and live
-// for the program, so the cache is keyed by their address.
-var (
-	schemas   sync.Map // *plan -> *Schema
-	schemasMu sync.Mutex
-)
-
-func schemaOfPlan(pl *plan) *Schema {
-	if s, ok := schemas.Load(pl); ok {
-		return s.(*Schema)
-	}
-	schemasMu.Lock()
-	defer schemasMu.Unlock()
-	building := map[*plan]*Schema{}
-	s := buildSchema(pl, building)
-	for p, bs := range building {
-		schemas.LoadOrStore(p, bs)
-	}
-	return s
-}
-
-// buildSchema converts pl and the plans it contains; building holds the
-// schemas under construction, so recursive types end in a cycle of
-// pointers rather than an endless descent.
-func buildSchema(pl *plan, building map[*plan]*Schema) *Schema {
-	if s, ok := schemas.Load(pl); ok {
-		return s.(*Schema)
-	}
-	if s, ok := building[pl]; ok {
-		return s
-	}
-	s := &Schema{Type: pl.typ, Version: pl.version, Flexible: pl.flexible, UnknownTags: -1}
-	building[pl] = s
-	ti := infoFor(pl.typ)
-	if pl.hasUnknown {
-		s.UnknownTags = ti.unknown
-	}
-	s.Fields = make([]Field, 0, len(pl.fields)+len(pl.tagged))
-	for _, list := range [][]*fieldPlan{pl.fields, pl.tagged} {
-		for _, o := range list {
-			f := fieldOfOp(o, building)
-			for _, fs := range ti.fields {
-				if fs.sf.Name == o.name {
-					f.Index = fs.sf.Index[0]
-					if fs.tag.defaultRaw != nil {
-						f.Default = *fs.tag.defaultRaw
-					}
-				}
-			}
-			s.Fields = append(s.Fields, f)
-		}
-	}
-	for i := len(pl.fields); i < len(s.Fields); i++ {
-		s.Fields[i].Tag = int(pl.tagged[i-len(pl.fields)].tag)
-	}
-	return s
-}
-
-func fieldOfOp(o *fieldPlan, building map[*plan]*Schema) Field {
-	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable,
-		Records: o.records, Ignorable: o.ignorable}
-	if wireTypes[o.kind].lengthPrefixed {
-		f.Compact = o.compact
-	}
-	if o.elem != nil {
-		e := fieldOfOp(o.elem, building)
-		e.Nullable = false
-		f.Elem = &e
-	}
-	if o.sub != nil {
-		f.Struct = buildSchema(o.sub, building)
-	}
-	return f
-}
+func SchemaOf(msg any, version int16) (*Schema, error) { return engine.SchemaOf(msg, version) }
 
 // MessageInfo is what a message struct's `_ struct{}` tag declares.
-type MessageInfo struct {
-	APIKey   int16 // -1 when the struct names no API
-	Versions VersionRange
-	Flexible VersionRange
-}
+type MessageInfo = public.MessageInfo
 
 // Describe returns the message facts of msg's type (a struct, a pointer to
 // one, or a reflect.Type of either), or an error if its tags are invalid
 // at any version it declares (see Validate). It answers what holds at
 // every version (the API, which versions exist); SchemaOf answers what
 // one version holds.
-func Describe(msg any) (MessageInfo, error) {
-	t, _, err := messageOf(msg, "plan", typeOnly)
-	if err != nil {
-		return MessageInfo{}, err
-	}
-	if err := validType(t); err != nil {
-		return MessageInfo{}, err
-	}
-	ti := infoFor(t)
-	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
-}
+func Describe(msg any) (MessageInfo, error) { return engine.Describe(msg) }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
 )
 
 // SkipChildren, returned by a Walk function for a struct or array field,
@@ -20,11 +22,10 @@ var SkipChildren = errors.New("skip the children of this field")
 // fn gets the field's path, its schema and its value; an error from fn
 // other than SkipChildren stops the walk and is returned.
 func Walk(msg any, version int16, fn func(path *Path, f *Field, v reflect.Value) error) error {
-	pl, p, err := messagePlan(msg, version, "walk", readValue)
+	s, rv, err := engine.SchemaValue(msg, version)
 	if err != nil {
 		return err
 	}
-	s, rv := schemaOfPlan(pl), p.value(pl.typ)
 	w := walker{fn: fn}
 	return w.walkStruct(s, rv)
 }

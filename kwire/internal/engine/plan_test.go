@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"reflect"
@@ -38,7 +38,7 @@ func TestStringHintFollowsTheLastMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out strHintMsg
-		if err := Unmarshal(b, &out, 0); err != nil {
+		if err := Unmarshal(Options{}, b, &out, 0); err != nil {
 			t.Fatal(err)
 		}
 		if h := pl.strHint.Load(); h>>1 != c.bytes || (h&1 != 0) != c.ptr {

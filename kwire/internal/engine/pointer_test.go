@@ -1,9 +1,11 @@
-package kwire
+package engine
 
 import (
 	"encoding/binary"
 	"reflect"
 	"testing"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // The header types agree with the runtime on this machine (init panics
@@ -16,8 +18,8 @@ func TestLayoutOfGoValues(t *testing.T) {
 	v := struct {
 		S string
 		B []byte
-		T UnknownTags
-	}{S: "abc", B: make([]byte, 2, 7), T: NewUnknownTags(TaggedField{Tag: 1})}
+		T public.UnknownTags
+	}{S: "abc", B: make([]byte, 2, 7), T: public.NewUnknownTags(public.TaggedField{Tag: 1})}
 	p := pointerOf(&v)
 	offB := uintptr(reflect.TypeOf(v).Field(1).Offset)
 	if got := *p.add(stringLenOff).word(); got != 3 {

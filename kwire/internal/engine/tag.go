@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	"github.com/fatih/structtag"
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // fieldTag is one field's parsed `kafka:"..."` tag.
 type fieldTag struct {
-	versions   VersionRange
-	nullable   VersionRange
-	compact    *VersionRange // nil: follow the message's flexible versions
-	tag        int64         // -1 when not a tagged field
-	tagged     VersionRange
+	versions   public.VersionRange
+	nullable   public.VersionRange
+	compact    *public.VersionRange // nil: follow the message's flexible versions
+	tag        int64                // -1 when not a tagged field
+	tagged     public.VersionRange
 	defaultRaw *string // the text after default=, nil when absent
 	ignorable  bool
 	varint     bool
@@ -26,8 +27,8 @@ type fieldTag struct {
 // messageTag is the struct-level tag on a `_ struct{}` field.
 type messageTag struct {
 	apiKey   int16 // -1 when not given
-	versions VersionRange
-	flexible VersionRange
+	versions public.VersionRange
+	flexible public.VersionRange
 }
 
 // kafkaTag returns the raw kafka tag of a struct field and whether it has one.
@@ -137,9 +138,9 @@ type tagError struct {
 	msg     string
 }
 
-func (e *tagError) Error() string { return ErrInvalidSpec.Error() + ": " + e.detail() }
+func (e *tagError) Error() string { return public.ErrInvalidSpec.Error() + ": " + e.detail() }
 
-func (e *tagError) Unwrap() error { return ErrInvalidSpec }
+func (e *tagError) Unwrap() error { return public.ErrInvalidSpec }
 
 func (e *tagError) detail() string {
 	var where []string
@@ -160,8 +161,8 @@ func (e *tagError) detail() string {
 }
 
 // public is the *Error callers see.
-func (e *tagError) public() *Error {
-	return &Error{Op: "plan", Type: e.typ.String(), Path: e.field, Offset: -1, Err: ErrInvalidSpec, Detail: e.detail()}
+func (e *tagError) public() *public.Error {
+	return &public.Error{Op: "plan", Type: e.typ.String(), Path: e.field, Offset: -1, Err: public.ErrInvalidSpec, Detail: e.detail()}
 }
 
 func keyError(key, format string, args ...any) *tagError {
@@ -169,7 +170,7 @@ func keyError(key, format string, args ...any) *tagError {
 }
 
 func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
-	ft := fieldTag{versions: NoVersions, nullable: NoVersions, tag: -1, tagged: NoVersions}
+	ft := fieldTag{versions: public.NoVersions, nullable: public.NoVersions, tag: -1, tagged: public.NoVersions}
 	items, terr := splitTag(t)
 	if terr != nil {
 		return ft, terr
@@ -179,13 +180,13 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 		var err error
 		switch key {
 		case "v":
-			ft.versions, err = ParseVersionRange(val)
+			ft.versions, err = public.ParseVersionRange(val)
 		case "nullable":
-			ft.nullable, err = ParseVersionRange(val)
+			ft.nullable, err = public.ParseVersionRange(val)
 		case "compact":
-			r := AllVersions
+			r := public.AllVersions
 			if hasVal {
-				r, err = ParseVersionRange(val)
+				r, err = public.ParseVersionRange(val)
 			}
 			ft.compact = &r
 		case "tag":
@@ -194,7 +195,7 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 				err = fmt.Errorf("negative tag %d", ft.tag)
 			}
 		case "tagged":
-			ft.tagged, err = ParseVersionRange(val)
+			ft.tagged, err = public.ParseVersionRange(val)
 		case "default":
 			var v string
 			if v, err = unquoteDefault(val); err == nil {
@@ -235,7 +236,7 @@ func parseFieldTag(t *structtag.Tag) (fieldTag, *tagError) {
 }
 
 func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
-	mt := messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}
+	mt := messageTag{apiKey: -1, versions: public.AllVersions, flexible: public.NoVersions}
 	items, terr := splitTag(t)
 	if terr != nil {
 		return mt, terr
@@ -252,12 +253,12 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 			}
 			mt.apiKey = int16(k)
 		case "versions":
-			mt.versions, err = ParseVersionRange(val)
+			mt.versions, err = public.ParseVersionRange(val)
 			if err == nil && mt.versions.Empty() {
 				err = fmt.Errorf("a message needs at least one version")
 			}
 		case "flexible":
-			mt.flexible, err = ParseVersionRange(val)
+			mt.flexible, err = public.ParseVersionRange(val)
 		default:
 			return mt, keyError(key, "unknown key (struct keys on the _ field: api, versions, flexible)")
 		}

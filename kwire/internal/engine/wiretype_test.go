@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // defaultValue is a field's schema default, parsed for its kind.
@@ -189,7 +191,7 @@ type planKey struct {
 var (
 	typeInfos   sync.Map // reflect.Type -> *typeInfo
 	buildMu     sync.Mutex
-	unknownType = reflect.TypeFor[UnknownTags]()
+	unknownType = reflect.TypeFor[public.UnknownTags]()
 )
 
 // infoFor returns the parsed tags of struct type t.
@@ -203,7 +205,7 @@ func infoFor(t reflect.Type) *typeInfo {
 }
 
 func parseType(t reflect.Type) *typeInfo {
-	ti := &typeInfo{typ: t, unknown: -1, msg: messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}}
+	ti := &typeInfo{typ: t, unknown: -1, msg: messageTag{apiKey: -1, versions: public.AllVersions, flexible: public.NoVersions}}
 	fail := func(f reflect.StructField, err *tagError) *typeInfo {
 		err.typ, err.field = t, f.Name
 		ti.err = err

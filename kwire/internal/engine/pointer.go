@@ -1,9 +1,11 @@
-package kwire
+package engine
 
 import (
 	"fmt"
 	"reflect"
 	"unsafe"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // pointer is an address inside a Go value (a message, a field of it, an
@@ -49,28 +51,32 @@ func indexIn[T any](first, p *T) int {
 
 // The typed accessors: p as a pointer to a Go value of that type.
 
-func (p pointer) int8() *int8                        { return (*int8)(p.p) }
-func (p pointer) uint8() *uint8                      { return (*uint8)(p.p) }
-func (p pointer) bool() *bool                        { return (*bool)(p.p) }
-func (p pointer) int16() *int16                      { return (*int16)(p.p) }
-func (p pointer) uint16() *uint16                    { return (*uint16)(p.p) }
-func (p pointer) int32() *int32                      { return (*int32)(p.p) }
-func (p pointer) uint32() *uint32                    { return (*uint32)(p.p) }
-func (p pointer) int64() *int64                      { return (*int64)(p.p) }
-func (p pointer) uint64() *uint64                    { return (*uint64)(p.p) }
-func (p pointer) float64() *float64                  { return (*float64)(p.p) }
-func (p pointer) word() *uintptr                     { return (*uintptr)(p.p) }
-func (p pointer) uuid() *UUID                        { return (*UUID)(p.p) }
-func (p pointer) string() *string                    { return (*string)(p.p) }
-func (p pointer) stringPtr() **string                { return (**string)(p.p) }
-func (p pointer) bytes() *[]byte                     { return (*[]byte)(p.p) }
-func (p pointer) int32s() *[]int32                   { return (*[]int32)(p.p) }
-func (p pointer) strings() *[]string                 { return (*[]string)(p.p) }
-func (p pointer) slice() *sliceHeader                { return (*sliceHeader)(p.p) }
-func (p pointer) unknownTags() *UnknownTags          { return (*UnknownTags)(p.p) }
-func (p pointer) ptr() *pointer                      { return (*pointer)(p.p) }
-func (p pointer) block8() *[8]byte                   { return (*[8]byte)(p.p) }
-func (p pointer) value(t reflect.Type) reflect.Value { return reflect.NewAt(t, p.p).Elem() }
+func (p pointer) int8() *int8                      { return (*int8)(p.p) }
+func (p pointer) uint8() *uint8                    { return (*uint8)(p.p) }
+func (p pointer) bool() *bool                      { return (*bool)(p.p) }
+func (p pointer) int16() *int16                    { return (*int16)(p.p) }
+func (p pointer) uint16() *uint16                  { return (*uint16)(p.p) }
+func (p pointer) int32() *int32                    { return (*int32)(p.p) }
+func (p pointer) uint32() *uint32                  { return (*uint32)(p.p) }
+func (p pointer) int64() *int64                    { return (*int64)(p.p) }
+func (p pointer) uint64() *uint64                  { return (*uint64)(p.p) }
+func (p pointer) float64() *float64                { return (*float64)(p.p) }
+func (p pointer) word() *uintptr                   { return (*uintptr)(p.p) }
+func (p pointer) uuid() *public.UUID               { return (*public.UUID)(p.p) }
+func (p pointer) string() *string                  { return (*string)(p.p) }
+func (p pointer) stringPtr() **string              { return (**string)(p.p) }
+func (p pointer) bytes() *[]byte                   { return (*[]byte)(p.p) }
+func (p pointer) int32s() *[]int32                 { return (*[]int32)(p.p) }
+func (p pointer) strings() *[]string               { return (*[]string)(p.p) }
+func (p pointer) slice() *sliceHeader              { return (*sliceHeader)(p.p) }
+func (p pointer) unknownTags() *public.UnknownTags { return (*public.UnknownTags)(p.p) }
+
+// unknownFields is the one word of the UnknownTags at p, its fields (nil
+// when it holds none): checkLayout checks that an UnknownTags is that word.
+func (p pointer) unknownFields() **[]public.TaggedField { return (**[]public.TaggedField)(p.p) }
+func (p pointer) ptr() *pointer                         { return (*pointer)(p.p) }
+func (p pointer) block8() *[8]byte                      { return (*[8]byte)(p.p) }
+func (p pointer) value(t reflect.Type) reflect.Value    { return reflect.NewAt(t, p.p).Elem() }
 
 // stringOf is the n bytes at p as a string; they must never change.
 func (p pointer) stringOf(n int) string { return unsafe.String((*byte)(p.p), n) }
@@ -214,7 +220,7 @@ const (
 	ifaceDataOff = unsafe.Offsetof(eface{}.data)
 
 	stringHeaderSize = unsafe.Sizeof("")
-	taggedFieldSize  = unsafe.Sizeof(TaggedField{})
+	taggedFieldSize  = unsafe.Sizeof(public.TaggedField{})
 )
 
 func init() {
@@ -240,7 +246,7 @@ func checkLayout() error {
 		return fmt.Errorf("kwire: a slice is not laid out as sliceHeader (%d bytes)", unsafe.Sizeof(b))
 	case unsafe.Sizeof(i) != unsafe.Sizeof(eface{}) || ih.data != pointerOf(x):
 		return fmt.Errorf("kwire: an interface is not laid out as eface (%d bytes)", unsafe.Sizeof(i))
-	case unsafe.Sizeof(UnknownTags{}) != ptrSize:
+	case unsafe.Sizeof(public.UnknownTags{}) != ptrSize:
 		return fmt.Errorf("kwire: UnknownTags is not one pointer word")
 	}
 	return nil

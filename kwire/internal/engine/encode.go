@@ -1,9 +1,11 @@
-package kwire
+package engine
 
 import (
 	"encoding/binary"
 	"math"
 	"slices"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 const maxInt16String = math.MaxInt16
@@ -252,13 +254,13 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 				goto end
 			}
 		case cEndUnknown:
-			if p.add(in.off).unknownTags().fields == nil && n < c {
+			if *p.add(in.off).unknownFields() == nil && n < c {
 				*base.at(n).uint8() = 0
 				n++
 				goto end
 			}
 		case cEndChecks:
-			if (!in.hasUnknown || p.add(in.off).unknownTags().fields == nil) && n < c {
+			if (!in.hasUnknown || *p.add(in.off).unknownFields() == nil) && n < c {
 				k := 0
 				for k < int(in.n) {
 					w := elemAt[wordCheck](in.ref, k)
@@ -441,7 +443,7 @@ func encodeTail(b []byte, pl *plan, p pointer) ([]byte, error) {
 	case tailNone:
 		return b, nil
 	case tailUnknown:
-		if p.add(pl.unknownOff).unknownTags().fields != nil {
+		if *p.add(pl.unknownOff).unknownFields() != nil {
 			return encodeTaggedFields(b, pl, p)
 		}
 		return append(b, 0), nil
@@ -457,7 +459,7 @@ func encodeTail(b []byte, pl *plan, p pointer) ([]byte, error) {
 // nothingTagged reports that the struct at p has no tagged field to write:
 // every known one holds its default and no unknown one is kept.
 func nothingTagged(pl *plan, p pointer) bool {
-	return (!pl.hasUnknown || p.add(pl.unknownOff).unknownTags().fields == nil) &&
+	return (!pl.hasUnknown || *p.add(pl.unknownOff).unknownFields() == nil) &&
 		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
 }
 
@@ -482,7 +484,7 @@ func checkAbsent(b []byte, pl *plan, p pointer) ([]byte, error) {
 	for i := range pl.absent {
 		o := pl.absent[i]
 		if !o.ignorable && !isUnset(o, p.add(o.offset)) {
-			return b, within(newFieldError(ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
+			return b, within(newFieldError(public.ErrFieldNotInVersion, -1, "version %d does not have it", pl.version), o.name)
 		}
 	}
 	return b, nil
@@ -546,7 +548,7 @@ func encodeArray(b []byte, o *fieldPlan, h *sliceHeader) ([]byte, error) {
 // bytes of a known field that arrived holding its default) is written
 // while the field still holds its default; a value set since replaces it.
 func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
-	var unknown []TaggedField
+	var unknown []public.TaggedField
 	if pl.hasUnknown {
 		unknown = p.add(pl.unknownOff).unknownTags().Fields()
 	}

@@ -81,7 +81,12 @@ func TestNotAMessage(t *testing.T) {
 	}
 
 	// A struct that names no API key is a message body, but not a frame's.
-	_, err = kwire.AppendRequest(nil, &outer{}, 0, 1, nil)
+	_, err = kwire.AppendRequest(nil, &noAPI{}, 0, 1, nil)
 	assert.ErrorIs(t, err, kwire.ErrNotAMessage)
 	assert.ErrorContains(t, err, "the struct names no API key")
+}
+
+// noAPI is a message body that names no API key.
+type noAPI struct {
+	N int32 `kafka:"v=0+"`
 }

@@ -1,4 +1,4 @@
-package kwire_test
+package engine_test
 
 import (
 	"errors"

@@ -1,4 +1,6 @@
-package kwire
+package engine
+
+import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
 // sizeStruct is the number of bytes encodeStruct would append, from the
 // same compiled program, or the error encodeStruct would return. The
@@ -110,7 +112,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 	switch {
 	case pl.tail == tailNone:
 		return n, nil
-	case pl.tail == tailEmpty || (pl.tail == tailUnknown && p.add(pl.unknownOff).unknownTags().fields == nil) || nothingTagged(pl, p):
+	case pl.tail == tailEmpty || (pl.tail == tailUnknown && *p.add(pl.unknownOff).unknownFields() == nil) || nothingTagged(pl, p):
 		return n + 1, nil // nothing tagged: one zero count
 	}
 	count := 0
@@ -152,5 +154,5 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 // unknownTagOutOfOrder is the error of a kept tagged field whose tag is
 // not above the one written before it.
 func unknownTagOutOfOrder(tag uint32) error {
-	return within(newFieldError(ErrBadTag, -1, "unknown tag %d out of order or repeated", tag), "UnknownTags")
+	return within(newFieldError(public.ErrBadTag, -1, "unknown tag %d out of order or repeated", tag), "UnknownTags")
 }

@@ -1,10 +1,12 @@
-package kwire
+package engine
 
 import (
 	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // msgUse is what an entry point does with the message it is given, which
@@ -28,7 +30,7 @@ var need = [...]string{
 // names it) given something of type typ where a message was wanted;
 // detail says what it takes.
 func notAMessage(opName, typ, detail string) error {
-	return &Error{Op: opName, Type: typ, Offset: -1, Err: ErrNotAMessage, Detail: detail}
+	return &public.Error{Op: opName, Type: typ, Offset: -1, Err: public.ErrNotAMessage, Detail: detail}
 }
 
 // messageOf is how every entry point reads its message argument: the
@@ -191,7 +193,7 @@ func rootPlan(t reflect.Type, version int16, opName string) (*plan, error) {
 	}
 	ti := infoFor(t)
 	if !ti.msg.versions.Contains(version) {
-		return nil, &Error{Op: opName, Type: t.String(), Offset: -1, Err: ErrUnsupportedVersion,
+		return nil, &public.Error{Op: opName, Type: t.String(), Offset: -1, Err: public.ErrUnsupportedVersion,
 			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)}
 	}
 	pl, err := planFor(t, version, ti.msg.flexible.Contains(version))

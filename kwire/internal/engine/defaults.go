@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 // isUnset reports whether a field may be left out of a version that lacks
 // it without losing information: it holds its schema default or its Go

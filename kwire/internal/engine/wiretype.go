@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // kind is a field's wire type, decided once from its Go type and tag.
@@ -114,7 +116,7 @@ type wireType struct {
 	// trace records a container's node and its children in a layout;
 	// nil: a leaf, decoded by decodeValue and shown by describe (nil:
 	// fmt.Sprint of the Go value).
-	trace    func(t *tracer, parent *Node, o *fieldPlan, name string) error
+	trace    func(t *tracer, parent *public.Node, o *fieldPlan, name string) error
 	describe func(o *fieldPlan, p pointer) string
 }
 
@@ -272,8 +274,8 @@ func init() {
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				return append(b, (*fp.uuid())[:]...), nil
 			},
-			isDefault:  func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == UUID{} },
-			isZero:     func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == UUID{} },
+			isDefault:  func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == public.UUID{} },
+			isZero:     func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == public.UUID{} },
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { f.r.Read(fp.uuid()[:]) },
 			describe:   func(_ *fieldPlan, p pointer) string { return (*p.uuid()).String() }},
 		kString: {name: "string", flatCheck: flatString, goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
@@ -565,14 +567,14 @@ func stringSize(o *fieldPlan, n int) (int, error) {
 // where Append (appendString, encode.go) does, with the same error.
 func checkStringLength(o *fieldPlan, n int) error {
 	if !o.compact && n > maxInt16String {
-		return newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", n)
+		return newFieldError(public.ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", n)
 	}
 	return nil
 }
 
 // nullNotAllowed is the error of a null (a nil pointer) in a field that
 // cannot be null in the version: encoding and sizing give the same one.
-func nullNotAllowed() error { return newFieldError(ErrNullNotAllowed, -1, "") }
+func nullNotAllowed() error { return newFieldError(public.ErrNullNotAllowed, -1, "") }
 
 // The per-value entry points every consumer calls.
 

@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"bytes"
@@ -7,31 +7,33 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // fastForms has a field of each form encodeStruct writes without leaving
 // its loop, in a classic (v0) and a flexible (v1) version.
 type fastForms struct {
-	_       struct{}  `kafka:"versions=0-1,flexible=1+"`
-	S       string    `kafka:"v=0+"`
-	NS      *string   `kafka:"v=0+,nullable=0+"`
-	Bytes   []byte    `kafka:"v=0+,nullable=0+"`
-	Ints    []int32   `kafka:"v=0+,nullable=0+"`
-	Strs    []string  `kafka:"v=0+"`
-	Subs    []fastSub `kafka:"v=0+,nullable=0+"`
-	One     fastSub   `kafka:"v=0+"`
-	Run     int64     `kafka:"v=0+"`
-	Run2    int16     `kafka:"v=0+"`
-	Run3    bool      `kafka:"v=0+"`
-	ID      UUID      `kafka:"v=0+"`
-	Unknown UnknownTags
+	_       struct{}    `kafka:"versions=0-1,flexible=1+"`
+	S       string      `kafka:"v=0+"`
+	NS      *string     `kafka:"v=0+,nullable=0+"`
+	Bytes   []byte      `kafka:"v=0+,nullable=0+"`
+	Ints    []int32     `kafka:"v=0+,nullable=0+"`
+	Strs    []string    `kafka:"v=0+"`
+	Subs    []fastSub   `kafka:"v=0+,nullable=0+"`
+	One     fastSub     `kafka:"v=0+"`
+	Run     int64       `kafka:"v=0+"`
+	Run2    int16       `kafka:"v=0+"`
+	Run3    bool        `kafka:"v=0+"`
+	ID      public.UUID `kafka:"v=0+"`
+	Unknown public.UnknownTags
 }
 
 type fastSub struct {
 	X       int32     `kafka:"v=0+"`
 	T       string    `kafka:"v=0+"`
 	Deeper  []fastSub `kafka:"v=0+"`
-	Unknown UnknownTags
+	Unknown public.UnknownTags
 }
 
 // TestEncodeFastPaths: strings and byte strings of every length around
@@ -45,7 +47,7 @@ func TestEncodeFastPaths(t *testing.T) {
 		ms := []fastForms{
 			{S: s, NS: &s, Bytes: []byte(s), Ints: make([]int32, l%9), Strs: []string{s, "", s},
 				Subs: []fastSub{{X: int32(l), T: s, Deeper: []fastSub{{T: s, Deeper: []fastSub{{X: 1, T: s}}}}}, {}},
-				One:  fastSub{T: s, Deeper: []fastSub{{X: 2}}}, Run: -int64(l), Run2: int16(l), Run3: l%2 == 1, ID: UUID{byte(l)}},
+				One:  fastSub{T: s, Deeper: []fastSub{{X: 2}}}, Run: -int64(l), Run2: int16(l), Run3: l%2 == 1, ID: public.UUID{byte(l)}},
 			{S: s, Subs: []fastSub{}, Ints: []int32{}, Bytes: []byte{}},
 			{Strs: make([]string, l)},
 		}
@@ -68,7 +70,7 @@ func TestEncodeFastPaths(t *testing.T) {
 					t.Fatalf("len %d, message %d, v%d: behind a prefix: %x", l, i, v, got)
 				}
 				var back fastForms
-				if err := Unmarshal(want, &back, v); err != nil {
+				if err := Unmarshal(Options{}, want, &back, v); err != nil {
 					t.Fatalf("len %d, message %d, v%d: %v", l, i, v, err)
 				}
 				if again, _ := Append(nil, &back, v); !bytes.Equal(again, want) {
@@ -97,22 +99,22 @@ func TestEncodeFastPaths(t *testing.T) {
 // wordChecked is checked without the fields that have no flat form, so
 // that its tag section is tested by encode's word checks.
 type wordChecked struct {
-	_       struct{}   `kafka:"versions=0,flexible=0+"`
-	I8      int8       `kafka:"v=0+,tag=0,tagged=0+,default=-1"`
-	I16     int16      `kafka:"v=0+,tag=1,tagged=0+"`
-	U16     uint16     `kafka:"v=0+,tag=2,tagged=0+,default=65535"`
-	I32     int32      `kafka:"v=0+,tag=3,tagged=0+,default=0xffffffff"`
-	U32     uint32     `kafka:"v=0+,tag=4,tagged=0+,default=7"`
-	I64     int64      `kafka:"v=0+,tag=5,tagged=0+,default=-9"`
-	F       float64    `kafka:"v=0+,tag=7,tagged=0+,default=0.5"`
-	B       bool       `kafka:"v=0+,tag=9,tagged=0+,default=true"`
-	ID      UUID       `kafka:"v=0+,tag=10,tagged=0+"`
-	S       string     `kafka:"v=0+,tag=11,tagged=0+"`
-	NS      *string    `kafka:"v=0+,tag=13,tagged=0+,nullable=0+,default=null"`
-	Bs      []byte     `kafka:"v=0+,tag=15,tagged=0+,nullable=0+,default=null"`
-	AE      []int32    `kafka:"v=0+,tag=18,tagged=0+"`
-	Sub     checkedSub `kafka:"v=0+,tag=19,tagged=0+"`
-	Unknown UnknownTags
+	_       struct{}    `kafka:"versions=0,flexible=0+"`
+	I8      int8        `kafka:"v=0+,tag=0,tagged=0+,default=-1"`
+	I16     int16       `kafka:"v=0+,tag=1,tagged=0+"`
+	U16     uint16      `kafka:"v=0+,tag=2,tagged=0+,default=65535"`
+	I32     int32       `kafka:"v=0+,tag=3,tagged=0+,default=0xffffffff"`
+	U32     uint32      `kafka:"v=0+,tag=4,tagged=0+,default=7"`
+	I64     int64       `kafka:"v=0+,tag=5,tagged=0+,default=-9"`
+	F       float64     `kafka:"v=0+,tag=7,tagged=0+,default=0.5"`
+	B       bool        `kafka:"v=0+,tag=9,tagged=0+,default=true"`
+	ID      public.UUID `kafka:"v=0+,tag=10,tagged=0+"`
+	S       string      `kafka:"v=0+,tag=11,tagged=0+"`
+	NS      *string     `kafka:"v=0+,tag=13,tagged=0+,nullable=0+,default=null"`
+	Bs      []byte      `kafka:"v=0+,tag=15,tagged=0+,nullable=0+,default=null"`
+	AE      []int32     `kafka:"v=0+,tag=18,tagged=0+"`
+	Sub     checkedSub  `kafka:"v=0+,tag=19,tagged=0+"`
+	Unknown public.UnknownTags
 }
 
 // TestTagWordsAgree: encode's tag section test, the flat checks merged
@@ -131,7 +133,7 @@ func TestTagWordsAgree(t *testing.T) {
 	empty := 0
 	for range 5000 {
 		var m wordChecked
-		if err := Unmarshal([]byte{0}, &m, 0); err != nil { // every tagged field at its default
+		if err := Unmarshal(Options{}, []byte{0}, &m, 0); err != nil { // every tagged field at its default
 			t.Fatal(err)
 		}
 		for range 1 + r.Intn(2) {
@@ -175,8 +177,8 @@ func TestRequestHeaderFastPath(t *testing.T) {
 	long := strings.Repeat("c", 40)
 	for v := int16(0); v <= 2; v++ {
 		for _, cid := range []*string{nil, new(string), &long, ptrTo(long[:1]), ptrTo(long[:32]), ptrTo(long[:33])} {
-			for _, tags := range []UnknownTags{{}, NewUnknownTags(TaggedField{Tag: 3, Data: []byte{1}})} {
-				h := RequestHeader{Version: v, APIKey: 12, APIVersion: 4, CorrelationID: -2, ClientID: cid, UnknownTags: tags}
+			for _, tags := range []public.UnknownTags{{}, public.NewUnknownTags(public.TaggedField{Tag: 3, Data: []byte{1}})} {
+				h := public.RequestHeader{Version: v, APIKey: 12, APIVersion: 4, CorrelationID: -2, ClientID: cid, UnknownTags: tags}
 				want := appendRequestHeaderSlow([]byte("pre\x00\x00\x00\x00"), &h)
 				for _, room := range []int{0, 100} {
 					got := appendRequestHeader(append(make([]byte, 0, 3+room), "pre"...), &h)

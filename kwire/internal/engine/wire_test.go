@@ -1,4 +1,4 @@
-package kwire_test
+package engine_test
 
 import (
 	"encoding/binary"
@@ -252,7 +252,7 @@ func TestTrailingAndTruncated(t *testing.T) {
 	require.ErrorAs(t, err, &kerr)
 	assert.Equal(t, "Always", kerr.Path)
 	assert.Equal(t, 0, kerr.Offset)
-	assert.Contains(t, err.Error(), "kwire: unmarshal kwire_test.versioned.Always at offset 0: truncated input")
+	assert.Contains(t, err.Error(), "kwire: unmarshal engine_test.versioned.Always at offset 0: truncated input")
 }
 
 type outer struct {

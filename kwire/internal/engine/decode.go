@@ -1,9 +1,11 @@
-package kwire
+package engine
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // decodeState reads one message from src. Strings are carved from arena
@@ -59,7 +61,7 @@ const (
 func (d *decodeState) remaining() int { return len(d.src) - d.off }
 
 func (d *decodeState) truncated(need int) error {
-	return newFieldError(ErrTruncated, d.off, "need %d bytes, have %d", need, d.remaining())
+	return newFieldError(public.ErrTruncated, d.off, "need %d bytes, have %d", need, d.remaining())
 }
 
 func (d *decodeState) readUvarint() (uint32, error) {
@@ -96,12 +98,12 @@ func (d *decodeState) readUvarintLong(bits uint) (uint64, error) {
 		c := d.src[d.off]
 		d.off++
 		if shift+7 > bits && c>>(bits-shift) != 0 {
-			return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint overflows %d bits", bits)
+			return 0, newFieldError(public.ErrBadVarint, d.off-1, "uvarint overflows %d bits", bits)
 		}
 		v |= uint64(c&0x7f) << shift
 		if c < 0x80 {
 			if c == 0 && shift > 0 && d.exact {
-				return 0, newFieldError(ErrBadVarint, start, "overlong varint: %d bytes for %d", shift/7+1, v)
+				return 0, newFieldError(public.ErrBadVarint, start, "overlong varint: %d bytes for %d", shift/7+1, v)
 			}
 			return v, nil
 		}
@@ -139,11 +141,11 @@ func (d *decodeState) readLength(compact, wide bool, unit int) (int, error) {
 		d.off += 2
 	}
 	if n < -1 {
-		return 0, newFieldError(ErrInvalidLength, start, "length %d", n)
+		return 0, newFieldError(public.ErrInvalidLength, start, "length %d", n)
 	}
 	unit = max(unit, 1)
 	if n > 0 && n > int64(d.remaining()/unit) {
-		return 0, newFieldError(ErrInvalidLength, start, "length %d needs at least %d bytes, %d left", n, n*int64(unit), d.remaining())
+		return 0, newFieldError(public.ErrInvalidLength, start, "length %d needs at least %d bytes, %d left", n, n*int64(unit), d.remaining())
 	}
 	return int(n), nil
 }
@@ -282,14 +284,14 @@ func (d *decodeState) charge(n int) error {
 // on a 64-bit machine may not on a 32-bit one).
 func (d *decodeState) chargeElems(n int, size uintptr) error {
 	if uint64(n)*uint64(size) > math.MaxInt {
-		return newFieldError(ErrTooLarge, d.off, "%d values of %d bytes: more than this machine can allocate", n, size)
+		return newFieldError(public.ErrTooLarge, d.off, "%d values of %d bytes: more than this machine can allocate", n, size)
 	}
 	return d.charge(n * int(size))
 }
 
 func (d *decodeState) chargeBudget(n int) error {
 	if n > d.budget {
-		return newFieldError(ErrTooLarge, d.off, "decoding needs more than the %d bytes left of the allocation budget", d.budget)
+		return newFieldError(public.ErrTooLarge, d.off, "decoding needs more than the %d bytes left of the allocation budget", d.budget)
 	}
 	d.budget -= n
 	return nil
@@ -431,7 +433,7 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 			}
 		case cUUID:
 			if len(src)-off >= 16 {
-				*p.add(in.off).uuid() = UUID(src[off : off+16])
+				*p.add(in.off).uuid() = public.UUID(src[off : off+16])
 				off, in = off+16, advance(in)
 				continue
 			}
@@ -779,7 +781,7 @@ func (d *decodeState) decodeFixed(o *fieldPlan, fp pointer) error {
 	case 1:
 		if o.kind == kBool && b[0] > 1 && d.exact {
 			d.off--
-			return newFieldError(ErrValueOutOfRange, d.off, "bool byte %d", b[0])
+			return newFieldError(public.ErrValueOutOfRange, d.off, "bool byte %d", b[0])
 		}
 		v := b[0]
 		if o.kind == kBool {
@@ -793,7 +795,7 @@ func (d *decodeState) decodeFixed(o *fieldPlan, fp pointer) error {
 	case 8:
 		*fp.uint64() = binary.BigEndian.Uint64(b)
 	default:
-		*fp.uuid() = UUID(b)
+		*fp.uuid() = public.UUID(b)
 	}
 	return nil
 }
@@ -825,7 +827,7 @@ func (d *decodeState) decodeString(o *fieldPlan, fp pointer) error {
 	}
 	switch {
 	case n < 0 && (o.kind == kString || !o.nullable):
-		return newFieldError(ErrNullNotAllowed, start, "")
+		return newFieldError(public.ErrNullNotAllowed, start, "")
 	case n < 0:
 		*fp.stringPtr() = nil
 	case o.kind == kString:
@@ -844,7 +846,7 @@ func (d *decodeState) decodeBytes(o *fieldPlan, fp pointer) error {
 	}
 	if n < 0 {
 		if !o.nullable {
-			return newFieldError(ErrNullNotAllowed, start, "")
+			return newFieldError(public.ErrNullNotAllowed, start, "")
 		}
 		*fp.bytes() = nil
 		return nil
@@ -890,7 +892,7 @@ func (d *decodeState) presence(o *fieldPlan) (bool, error) {
 	}
 	m := int8(d.src[d.off])
 	if d.exact && m != 1 && m != -1 {
-		return false, newFieldError(ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", m)
+		return false, newFieldError(public.ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", m)
 	}
 	d.off++
 	return m >= 0, nil
@@ -906,7 +908,7 @@ func (d *decodeState) arrayLength(o *fieldPlan) (int, error) {
 		return 0, err
 	}
 	if n < 0 && !o.nullable {
-		return 0, newFieldError(ErrNullNotAllowed, start, "")
+		return 0, newFieldError(public.ErrNullNotAllowed, start, "")
 	}
 	return n, nil
 }
@@ -976,9 +978,9 @@ func (d *decodeState) decodeTaggedFields(pl *plan, p pointer) error {
 	if err != nil {
 		return err
 	}
-	var unknown *UnknownTags
+	var unknown **[]public.TaggedField
 	if pl.hasUnknown {
-		unknown = p.add(pl.unknownOff).unknownTags()
+		unknown = p.add(pl.unknownOff).unknownFields()
 	}
 	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
@@ -1018,7 +1020,7 @@ func (d *decodeState) tagCount() (uint32, error) {
 		return 0, err
 	}
 	if uint64(count) > uint64(d.remaining()/2) {
-		return 0, newFieldError(ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
+		return 0, newFieldError(public.ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
 	}
 	return count, nil
 }
@@ -1033,12 +1035,12 @@ func (d *decodeState) tagHeader(pl *plan, last *int64) (tag uint32, end int, err
 		return 0, 0, err
 	}
 	if int64(tag) <= *last {
-		return 0, 0, newFieldError(ErrBadTag, tagAt, "tag %d after tag %d: tags must ascend", tag, *last)
+		return 0, 0, newFieldError(public.ErrBadTag, tagAt, "tag %d after tag %d: tags must ascend", tag, *last)
 	}
 	*last = int64(tag)
 	for _, t := range pl.inactiveTags {
 		if t == tag {
-			return 0, 0, newFieldError(ErrBadTag, tagAt, "tag %d is not valid in version %d", tag, pl.version)
+			return 0, 0, newFieldError(public.ErrBadTag, tagAt, "tag %d is not valid in version %d", tag, pl.version)
 		}
 	}
 	size, err := d.readUvarint()
@@ -1046,7 +1048,7 @@ func (d *decodeState) tagHeader(pl *plan, last *int64) (tag uint32, end int, err
 		return 0, 0, err
 	}
 	if uint64(size) > uint64(d.remaining()) {
-		return 0, 0, newFieldError(ErrInvalidLength, tagAt, "tagged field %d of %d bytes, %d left", tag, size, d.remaining())
+		return 0, 0, newFieldError(public.ErrInvalidLength, tagAt, "tagged field %d of %d bytes, %d left", tag, size, d.remaining())
 	}
 	return tag, d.off + int(size), nil
 }
@@ -1062,7 +1064,7 @@ func (d *decodeState) taggedValue(o *fieldPlan, end int, read func() error) erro
 		return within(err, o.name)
 	}
 	if d.off != end {
-		return within(newFieldError(ErrBadTag, d.off, "tagged field %d has %d bytes left over", o.tag, end-d.off), o.name)
+		return within(newFieldError(public.ErrBadTag, d.off, "tagged field %d has %d bytes left over", o.tag, end-d.off), o.name)
 	}
 	return nil
 }
@@ -1071,27 +1073,27 @@ func (d *decodeState) taggedValue(o *fieldPlan, end int, read func() error) erro
 // fields the section still holds, this one included, which tagCount has
 // held to what the bytes left can carry: the list takes room for them all
 // at once (one field, the usual case, costs one 32-byte entry).
-func (d *decodeState) keepTag(unknown *UnknownTags, tag uint32, raw []byte, left uint32) error {
-	if unknown.fields == nil {
+func (d *decodeState) keepTag(unknown **[]public.TaggedField, tag uint32, raw []byte, left uint32) error {
+	if *unknown == nil {
 		if err := d.charge(int(sliceSize)); err != nil {
 			return err
 		}
-		unknown.fields = new([]TaggedField)
+		*unknown = new([]public.TaggedField)
 	}
-	list := unknown.fields
+	list := *unknown
 	if len(*list) == cap(*list) {
 		grown := len(*list) + int(left)
 		if err := d.chargeElems(grown, taggedFieldSize); err != nil {
 			return err
 		}
-		*list = append(make([]TaggedField, 0, grown), *list...)
+		*list = append(make([]public.TaggedField, 0, grown), *list...)
 	}
 	if err := d.charge(len(raw)); err != nil {
 		return err
 	}
 	data := make([]byte, len(raw))
 	copy(data, raw)
-	*list = append(*list, TaggedField{Tag: tag, Data: data})
+	*list = append(*list, public.TaggedField{Tag: tag, Data: data})
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package kwire
+package engine
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // checked has a field of every kind with and without a non-zero default,
@@ -23,7 +25,7 @@ type checked struct {
 	F       float64     `kafka:"v=1+,tag=7,tagged=1+,default=0.5"`
 	FZ      float64     `kafka:"v=1+,tag=8,tagged=1+"`
 	B       bool        `kafka:"v=1+,tag=9,tagged=1+,default=true"`
-	ID      UUID        `kafka:"v=1+,tag=10,tagged=1+"`
+	ID      public.UUID `kafka:"v=1+,tag=10,tagged=1+"`
 	S       string      `kafka:"v=1+,tag=11,tagged=1+"`
 	SD      string      `kafka:"v=1+,tag=12,tagged=1+,default=x"`
 	NS      *string     `kafka:"v=1+,tag=13,tagged=1+,nullable=1+,default=null"`
@@ -35,13 +37,13 @@ type checked struct {
 	Sub     checkedSub  `kafka:"v=1+,tag=19,tagged=1+"`
 	SubPtr  *checkedSub `kafka:"v=1+,tag=20,tagged=1+,nullable=1+,default=null"`
 	SubPtrE *checkedSub `kafka:"v=1+,tag=21,tagged=1+,nullable=1+"`
-	Unknown UnknownTags
+	Unknown public.UnknownTags
 }
 
 type checkedSub struct {
 	X       int32 `kafka:"v=0+,default=-1"`
 	Y       int64 `kafka:"v=0+"`
-	Unknown UnknownTags
+	Unknown public.UnknownTags
 }
 
 // pick sets the field at fp to one of a few values that matter to the
@@ -74,7 +76,7 @@ func pickValue(r *rand.Rand, o *fieldPlan, fp pointer) {
 			pickValue(r, f, fp.add(f.offset))
 		}
 		if r.Intn(4) == 0 {
-			*fp.add(o.sub.unknownOff).unknownTags() = NewUnknownTags(TaggedField{Tag: 9})
+			*fp.add(o.sub.unknownOff).unknownTags() = public.NewUnknownTags(public.TaggedField{Tag: 9})
 		}
 	case kStructPtr:
 		switch r.Intn(3) {
@@ -188,11 +190,11 @@ func TestNothingTaggedFastPath(t *testing.T) {
 		t.Fatalf("changed nested default not written: %x", b)
 	}
 	m.Sub.Y = 0
-	m.Sub.Unknown = NewUnknownTags(TaggedField{Tag: 5})
+	m.Sub.Unknown = public.NewUnknownTags(public.TaggedField{Tag: 5})
 	if b, _ = Marshal(&m, 0); len(b) == 5 {
 		t.Fatalf("nested unknown tag not written: %x", b)
 	}
-	m.Sub.Unknown = UnknownTags{}
+	m.Sub.Unknown = public.UnknownTags{}
 	s := ""
 	m.Tail = &s
 	if b, _ = Marshal(&m, 0); len(b) == 5 {
@@ -239,7 +241,7 @@ func TestEncodeErrorPaths(t *testing.T) {
 		root := pathRoot{Chain: []pathChain{{Mids: []pathMid{good}}, chain}}
 		want = "Chain[1]." + want
 		_, err := Marshal(&root, 0)
-		e, ok := err.(*Error)
+		e, ok := err.(*public.Error)
 		if !ok || e.Path != want {
 			t.Fatalf("depth %d: got %v, want path %s", depth, err, want)
 		}
@@ -252,7 +254,7 @@ func TestEncodeErrorPaths(t *testing.T) {
 			t.Fatalf("depth %d: Size %d, Marshal %d bytes", depth, n, len(b))
 		}
 		var back pathRoot
-		if err := Unmarshal(b, &back, 0); err != nil {
+		if err := Unmarshal(Options{}, b, &back, 0); err != nil {
 			t.Fatalf("depth %d: %v", depth, err)
 		}
 		if again, err := Marshal(&back, 0); err != nil || string(again) != string(b) {
@@ -261,7 +263,7 @@ func TestEncodeErrorPaths(t *testing.T) {
 	}
 	// The nested struct by value: its path has no index.
 	bad := pathRoot{Chain: []pathChain{{Mids: []pathMid{{Leaf: pathLeaf{}}}}}}
-	if _, err := Marshal(&bad, 0); err == nil || err.(*Error).Path != "Chain[0].Mids[0].Leaf.Name" {
+	if _, err := Marshal(&bad, 0); err == nil || err.(*public.Error).Path != "Chain[0].Mids[0].Leaf.Name" {
 		t.Fatalf("got %v", err)
 	}
 }
