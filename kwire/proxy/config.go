@@ -57,9 +57,11 @@ type Config struct {
 	// (a Kafka release's table, say) makes clients speak that release.
 	Versions []kwire.APIVersions
 	// Features are the KIP-584 feature ranges offered to clients, by
-	// name: ApiVersions responses are clamped to them with Versions (see
-	// messages.ApiVersionsResponse.ClampFeatures; Max below Min removes a
-	// feature). Features not named pass through; nil changes none.
+	// name: ApiVersions responses offer the levels both these and the
+	// cluster have, as they do Versions (see
+	// messages.ApiVersionsResponse.ClampFeatures): no level in common, or
+	// Max below Min, removes a feature. Features not named pass through;
+	// nil changes none.
 	Features []messages.FeatureRange
 	// Unstable offers the versions Kafka marks unstable, when Versions
 	// is nil.
