@@ -63,10 +63,21 @@ type conn struct {
 
 	wmu sync.Mutex // writes to the client, in order
 
-	clientToken atomic.Bool     // the client's next frame is a raw SASL token
-	bufBytes    [2]atomic.Int64 // the read buffers' sizes, client side and upstream side
-	closeOnce   sync.Once
+	// saslRaw is where the connection is in a raw SASL exchange (after
+	// SaslHandshake v0): the client's first frame then is a token, and so
+	// is each next one that does not read as a request (SCRAM sends two,
+	// GSSAPI more; the broker answers each).
+	saslRaw   atomic.Uint32   // noTokens, firstToken or moreTokens
+	bufBytes  [2]atomic.Int64 // the read buffers' sizes, client side and upstream side
+	closeOnce sync.Once
 }
+
+// The values of conn.saslRaw.
+const (
+	noTokens = iota
+	firstToken
+	moreTokens
+)
 
 // newConn relays client to upstream, starting with the bytes the client
 // sent while the upstream was dialled.
@@ -293,14 +304,16 @@ const shrinkAfter = time.Second
 func (c *conn) request(frame []byte) bool {
 	cfg := &c.p.cfg
 	now := time.Now()
-	if c.clientToken.Swap(false) {
-		if c.info.SASLMechanism() == "PLAIN" {
-			c.info.setPrincipal(trafficlog.SASLPrincipal("PLAIN", frame[4:]))
+	switch c.saslRaw.Load() {
+	case firstToken:
+		c.saslRaw.Store(moreTokens)
+		c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), frame[4:]))
+		return c.rawToken(frame, now)
+	case moreTokens:
+		if !c.readsAsRequest(frame) {
+			return c.rawToken(frame, now)
 		}
-		e := c.event(trafficlog.Request)
-		e.Note = rawTokenNote(frame)
-		c.log(e)
-		return c.push(&pending{key: -1, raw: true, sent: now}) && c.toUpstream(frame)
+		c.saslRaw.Store(noTokens)
 	}
 	e := c.event(trafficlog.Request)
 	key, version, corr, err := kwire.PeekRequest(frame)
@@ -461,14 +474,14 @@ func (c *conn) responses() {
 		c.bufBytes[1].Store(int64(frames.BufferSize()))
 		c.wmu.Lock()
 		pd := c.popUpstream()
-		out, rawNext, ok := c.response(frame, pd, &buf)
+		out, ok := c.response(frame, pd, &buf)
 		ok = ok && c.toClient(out) && c.flushAnswers() == nil
 		c.wmu.Unlock()
 		c.answerWritten(pd)
 		if !ok {
 			return
 		}
-		frames.AllowEmpty = rawNext
+		frames.AllowEmpty = c.saslRaw.Load() != noTokens // PLAIN's answer to a raw token is empty
 		if cap(buf) > kwire.ShrinkAbove {
 			buf = nil
 		}
@@ -481,9 +494,29 @@ func (c *conn) responses() {
 	}
 }
 
-// response works out what to send the client for one upstream frame,
-// and whether the upstream's next frame is a raw SASL token.
-func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, rawNext, ok bool) {
+// rawToken relays a raw SASL token from the client, logging its size
+// only.
+func (c *conn) rawToken(frame []byte, now time.Time) bool {
+	e := c.event(trafficlog.Request)
+	e.Note = rawTokenNote(frame)
+	c.log(e)
+	return c.push(&pending{key: -1, raw: true, sent: now}) && c.toUpstream(frame)
+}
+
+// readsAsRequest says whether frame starts as a request of an API the
+// registry has, at a version it has (any for ApiVersions, whose newer
+// versions the proxy answers): SASL tokens, text or ASN.1, do not.
+func (c *conn) readsAsRequest(frame []byte) bool {
+	key, version, corr, err := kwire.PeekRequest(frame)
+	if err != nil || version < 0 || corr < 0 {
+		return false
+	}
+	a, ok := c.p.cfg.Registry.Lookup(key)
+	return ok && (version <= a.MaxVersion || key == keyApiVersions)
+}
+
+// response works out what to send the client for one upstream frame.
+func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok bool) {
 	cfg := &c.p.cfg
 	now := time.Now()
 	e := c.event(trafficlog.Response)
@@ -494,11 +527,11 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 			e.CorrelationID = corr
 		}
 		c.undecodable(e, 0)
-		return frame, false, true
+		return frame, true
 	case pd.raw:
 		e.Note = rawTokenNote(frame)
 		c.log(e)
-		return frame, false, true
+		return frame, true
 	}
 	e.Key, e.Version, e.CorrelationID, e.ClientID, e.Latency = pd.key, pd.version, pd.corr, pd.clientID, now.Sub(pd.sent)
 	if corr, err := kwire.PeekResponse(frame); err != nil || corr != pd.corr || pd.key < 0 {
@@ -509,12 +542,12 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 		}
 		e.Err = err
 		c.undecodable(e, 0)
-		return frame, false, true
+		return frame, true
 	}
 	decode := cfg.Log != nil || len(cfg.Filters) > 0 || cfg.Metrics != nil || pd.req != nil ||
 		pd.key == keyApiVersions || pd.key == keySaslHandshake || rewrites(cfg.Registry, pd.key, pd.version)
 	if !decode {
-		return frame, false, true
+		return frame, true
 	}
 	h, msg, err := cfg.Registry.ReadResponse(frame, pd.key, pd.version)
 	if err != nil {
@@ -523,7 +556,7 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 		if m := cfg.Metrics; m != nil {
 			m.Response(pd.key, pd.version, len(frame), e.Latency, nil)
 		}
-		return frame, false, true
+		return frame, true
 	}
 	e.Msg = msg
 	resp := &Response{Header: h, APIKey: pd.key, Version: pd.version, Body: msg, Latency: e.Latency}
@@ -549,12 +582,11 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 		if a := cfg.Filters[i].Response(c.info, resp); a.close != "" {
 			c.log(e)
 			c.closeWith("closed by a filter: " + a.close)
-			return nil, false, false
+			return nil, false
 		}
 	}
 	if hs, ok := resp.Body.(*messages.SaslHandshakeResponse); ok && pd.version == 0 && hs.ErrorCode == 0 {
-		c.clientToken.Store(true) // before the client can see the answer
-		rawNext = true
+		c.saslRaw.Store(firstToken) // before the client can see the answer
 	}
 	out = frame
 	if resp.changed {
@@ -572,7 +604,7 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, raw
 	if m := cfg.Metrics; m != nil {
 		m.Response(pd.key, pd.version, len(out), e.Latency, errorCodes(resp.Body, pd.version))
 	}
-	return out, rawNext, true
+	return out, true
 }
 
 // clamp narrows an ApiVersions response to Config.Versions, keeping the

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/secrettest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
@@ -256,44 +257,64 @@ func TestProxyRelays(t *testing.T) {
 	assert.Contains(t, lines[9], "errors=ErrorCode=REBALANCE_IN_PROGRESS")
 }
 
-// TestProxySASLv0: after a SaslHandshake v0, the raw token and the
-// broker's empty answer pass through as they are, and Kafka messages
-// follow as before.
+// TestProxySASLv0: after a SaslHandshake v0, the raw tokens and the
+// broker's answers (PLAIN's empty) pass through as they are, one round
+// for PLAIN, two for SCRAM, and Kafka messages follow as before; the log
+// names the user and holds no secret.
 func TestProxySASLv0(t *testing.T) {
-	up, p, log, c := proxyThrough(t)
-	client := "sasl"
-	hs := messages.NewSaslHandshakeRequest()
-	hs.Mechanism = "PLAIN"
-	hsResp := messages.NewSaslHandshakeResponse()
-	hsResp.Mechanisms = []string{"PLAIN"}
-	plain := "\x00alice\x00pass"
-	token := append(binary.BigEndian.AppendUint32(nil, uint32(len(plain))), plain...)
-	var sent []byte
-	for _, step := range []struct{ req, resp []byte }{
-		{frameOf(kwire.AppendRequest(nil, hs, 0, 1, &client)), frameOf(kwire.AppendResponse(nil, hsResp, 0, 1))},
-		{token, []byte{0, 0, 0, 0}},
-		{frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 4, 2, &client)), frameOf(kwire.AppendResponse(nil, messages.NewMetadataResponse(), 4, 2))},
+	const proof = "dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+	for _, c := range []struct {
+		mechanism string
+		rounds    [][2]string // client token, broker token
+		secret    string
+	}{
+		{"PLAIN", [][2]string{{"\x00alice\x00pass", ""}}, "pass"},
+		{"SCRAM-SHA-256", [][2]string{
+			{"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO", "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"},
+			{"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=" + proof, "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="},
+		}, proof},
 	} {
-		up.answers <- step.resp
-		sent = append(sent, step.req...)
-		_, err := c.Write(step.req)
-		require.NoError(t, err)
-		fr := kwire.NewFrameReader(c, 0)
-		fr.AllowEmpty = true
-		require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second))) // a hang fails, with the log
-		got, err := fr.Next()
-		require.NoError(t, err, "the log:\n%s", log.String())
-		assert.Equal(t, step.resp, got)
+		t.Run(c.mechanism, func(t *testing.T) {
+			up, p, log, conn := proxyThrough(t)
+			client := "sasl"
+			hs := messages.NewSaslHandshakeRequest()
+			hs.Mechanism = c.mechanism
+			hsResp := messages.NewSaslHandshakeResponse()
+			hsResp.Mechanisms = []string{c.mechanism}
+			raw := func(token string) []byte {
+				return append(binary.BigEndian.AppendUint32(nil, uint32(len(token))), token...)
+			}
+			steps := [][2][]byte{{frameOf(kwire.AppendRequest(nil, hs, 0, 1, &client)), frameOf(kwire.AppendResponse(nil, hsResp, 0, 1))}}
+			for _, r := range c.rounds {
+				steps = append(steps, [2][]byte{raw(r[0]), raw(r[1])})
+			}
+			steps = append(steps, [2][]byte{frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 4, 2, &client)),
+				frameOf(kwire.AppendResponse(nil, messages.NewMetadataResponse(), 4, 2))})
+			var sent []byte
+			for _, step := range steps {
+				up.answers <- step[1]
+				sent = append(sent, step[0]...)
+				_, err := conn.Write(step[0])
+				require.NoError(t, err)
+				fr := kwire.NewFrameReader(conn, 0)
+				fr.AllowEmpty = true
+				require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second))) // a hang fails, with the log
+				got, err := fr.Next()
+				require.NoError(t, err, "the log:\n%s", log.String())
+				assert.Equal(t, step[1], got)
+			}
+			conn.Close()
+			require.NoError(t, p.close())
+			assert.Equal(t, sent, up.received())
+			text := log.String()
+			assert.Equal(t, 2*len(c.rounds), strings.Count(text, "raw SASL token"), text)
+			form, found := secrettest.Find([]byte(text), []byte(c.secret))
+			assert.False(t, found, "a secret in the log (%s):\n%s", form, text)
+			assert.Contains(t, text, `user="alice"`)
+			assert.NotContains(t, text, "UNDECODABLE", text)
+			assert.Contains(t, text, "response Metadata v4 corr=2", text)
+		})
 	}
-	c.Close()
-	require.NoError(t, p.close())
-	assert.Equal(t, sent, up.received())
-	text := log.String()
-	assert.Equal(t, 2, strings.Count(text, "raw SASL token"), text)
-	assert.NotContains(t, text, "pass", "the password")
-	assert.Contains(t, text, `user="alice"`)
-	assert.NotContains(t, text, "UNDECODABLE", text)
-	assert.Contains(t, text, "response Metadata v4 corr=2", text)
 }
 
 // stalledOutput takes no bytes until released: a FIFO nobody reads.
