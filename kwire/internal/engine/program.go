@@ -141,13 +141,14 @@ func compileProgram(pl *plan) {
 		}
 	}
 	pl.skipAbsent = pl.absentChecksFlat && len(pl.absentChecks) == 0
-	pl.defaultStores = compileStores(pl.flatDefaults.fixed)
+	pl.defaultStores = compileStores(pl.flatDefaults.fixed, uintptr(pl.typ.Align()))
 	pl.hasDefaults = len(pl.flatDefaults.fixed) != 0 || len(pl.flatDefaults.other) != 0
 }
 
 // defaultStores is a plan's fixed-width defaults (flatDefaults.fixed) as
-// decodeStruct stores them: a loop per width, no switch per store, and
-// two 4-byte stores into one aligned 8-byte word merged into one.
+// decodeStruct stores them: a loop per width, no switch per store, and,
+// in a struct aligned to 8, two 4-byte stores into one aligned 8-byte word
+// merged into one.
 type defaultStores struct {
 	w8, w4, w2, w1 []defaultStore
 }
@@ -157,15 +158,22 @@ type defaultStore struct {
 	bits uint64
 }
 
-func compileStores(fixed []fixedDefault) defaultStores {
+// compileStores compiles the fixed defaults of a struct whose values are
+// align-aligned. Two 4-byte stores merge only when align is at least 8:
+// an offset that is a multiple of 8 is then an 8-aligned address, and an
+// 8-byte store to a 4-aligned one faults on mips64 (SIGBUS) and traps on
+// riscv64.
+func compileStores(fixed []fixedDefault, align uintptr) defaultStores {
 	var ds defaultStores
 	words := map[uintptr]*[8]byte{} // 8-byte words holding 4-byte defaults
 	var wordOffs []uintptr
 	for _, f := range fixed {
-		switch f.size {
-		case 8:
+		switch {
+		case f.size == 8:
 			ds.w8 = append(ds.w8, defaultStore{f.off, f.bits})
-		case 4:
+		case f.size == 4 && align < 8:
+			ds.w4 = append(ds.w4, defaultStore{f.off, f.bits})
+		case f.size == 4:
 			at := f.off &^ 7
 			w := words[at]
 			if w == nil {
@@ -174,9 +182,9 @@ func compileStores(fixed []fixedDefault) defaultStores {
 				wordOffs = append(wordOffs, at)
 			}
 			*pointerOf(w).add(f.off - at).uint32() = uint32(f.bits)
-		case 2:
+		case f.size == 2:
 			ds.w2 = append(ds.w2, defaultStore{f.off, f.bits})
-		case 1:
+		case f.size == 1:
 			ds.w1 = append(ds.w1, defaultStore{f.off, f.bits})
 		}
 	}
