@@ -32,10 +32,11 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 
 // TraceRequest returns the tree of a request frame someone else wrote
 // (captured traffic, say). newBody is asked for the body struct of the API
-// key and version in the header, as with ReadRequest. The trace runs the
-// the decoder's own checks in ReadRequest's order, so a frame traces if and
-// only if ReadRequest reads it, and a frame it refuses fails with the same
-// error (sentinel, offset and field path), naming where the trace stopped.
+// key and version in the header, as with ReadRequest. The trace is a
+// decode (the decoder's general path, reporting each value it reads), so
+// a frame traces if and only if ReadRequest reads it, and a frame it
+// refuses fails with the same error (sentinel, offset and field path),
+// naming where the trace stopped.
 func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
 	return engine.TraceRequest(frame, newBody)
 }

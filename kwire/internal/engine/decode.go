@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
@@ -37,6 +36,9 @@ type decodeState struct {
 	budget  int
 	// exact refuses what encoding would not write back byte for byte.
 	exact bool
+	// trace, when set, is told of every value read: the decode is a
+	// layout trace (trace.go), which runs the general path only.
+	trace *tracer
 }
 
 // slab is spare zeroed storage for elements of one struct type.
@@ -728,33 +730,50 @@ func classicLength(src []byte, off, width int) (n, next int) {
 	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
 }
 
-// decodeValue reads one field or array element into fp. It dispatches
-// by a switch, not through the wire-type table: a call through a function
-// value lets d escape, and every decode would allocate its decodeState
-// (TestFirstChunkShapedByLastMessage counts the allocations).
+// decodeValue reads one field or array element into fp, by its wire
+// type's decode. d goes through the table hidden from escape analysis
+// (noEscape): no decode keeps it past the call, and a call through a
+// function value would otherwise put every decode's decodeState on the
+// heap.
 func (d *decodeState) decodeValue(o *fieldPlan, fp pointer) error {
-	if o.kind.fixedSize() > 0 {
-		return d.decodeFixed(o, fp)
+	return wireTypes[o.kind].decode(noEscape(d), o, fp)
+}
+
+// value reads one value of field plan o into fp, and when tracing records
+// it as a node named name.
+func (d *decodeState) value(o *fieldPlan, fp pointer, name string) error {
+	if d.trace != nil {
+		return d.traced(o, fp, name)
 	}
-	switch o.kind {
-	case kVarint:
-		return d.decodeVarint(o, fp)
-	case kVarlong:
-		return d.decodeVarlong(o, fp)
-	case kUvarint, kUvarint32:
-		return d.decodeUvarint(o, fp)
-	case kString, kNullString:
-		return d.decodeString(o, fp)
-	case kBytes:
-		return d.decodeBytes(o, fp)
-	case kArray:
-		return d.decodeArray(o, fp.slice())
-	case kStruct:
-		return d.decodeStruct(o.sub, fp)
-	case kStructPtr:
-		return d.decodeStructPtr(o, fp)
+	return d.decodeValue(o, fp)
+}
+
+// decodeFields reads the struct at p field by field, in wire order,
+// through the general path: decodeStruct's loop is the fast form of it,
+// and a trace runs it so that each field gets its node.
+func (d *decodeState) decodeFields(pl *plan, p pointer) error {
+	if pl.hasDefaults {
+		pl.applyDefaults(p)
 	}
-	return fmt.Errorf("kwire: wire type %s has no case in decodeValue", o.wireTypeName())
+	for _, o := range pl.fields {
+		if err := d.value(o, p.add(o.offset), o.name); err != nil {
+			return within(err, o.name)
+		}
+	}
+	if pl.flexible {
+		return d.decodeTaggedFields(pl, p)
+	}
+	return nil
+}
+
+// structValue reads the struct at p: by decodeStruct's loop, or field by
+// field when tracing.
+func (d *decodeState) structValue(pl *plan, p pointer) error {
+	if d.trace != nil {
+		d.trace.summary("struct")
+		return d.decodeFields(pl, p)
+	}
+	return d.decodeStruct(pl, p)
 }
 
 // decodeValue's cases: each reads one value at d.off into fp.
@@ -867,17 +886,25 @@ func (d *decodeState) decodeBytes(o *fieldPlan, fp pointer) error {
 }
 
 func (d *decodeState) decodeStructPtr(o *fieldPlan, fp pointer) error {
+	start := d.off
 	present, err := d.presence(o)
 	if err != nil || !present {
 		*fp.ptr() = pointer{}
+		if err == nil && d.trace != nil {
+			d.trace.presence(o, d.src[start:d.off], start)
+			d.trace.summary("null")
+		}
 		return err
+	}
+	if d.trace != nil {
+		d.trace.presence(o, d.src[start:d.off], start)
 	}
 	if err := d.charge(int(o.sub.typ.Size())); err != nil {
 		return err
 	}
 	sp := newValue(o.sub.rtype)
 	*fp.ptr() = sp
-	return d.decodeStruct(o.sub, sp)
+	return d.structValue(o.sub, sp)
 }
 
 // presence reads the int8 marker before a nullable struct: as Kafka's
@@ -913,11 +940,15 @@ func (d *decodeState) arrayLength(o *fieldPlan) (int, error) {
 	return n, nil
 }
 
-func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
-	e := o.elem
+func (d *decodeState) decodeArray(o *fieldPlan, fp pointer) error {
+	e, h := o.elem, fp.slice()
+	start := d.off
 	n, err := d.arrayLength(o)
 	if err != nil {
 		return err
+	}
+	if d.trace != nil {
+		d.trace.arrayLength(o, n, start, d.off)
 	}
 	if n < 0 {
 		*h = sliceHeader{}
@@ -928,7 +959,7 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 		*h = sliceHeader{data: pointerOf(&zeroSizedValue)}
 		return nil
 	}
-	if e.kind == kInt32 {
+	if e.kind == kInt32 && d.trace == nil {
 		if len(d.int32s) < n {
 			d.lastInt32Chunk = min(max(2*d.lastInt32Chunk, 16), int32Chunk)
 			count := max(n, min(d.lastInt32Chunk, d.remaining()/4))
@@ -957,16 +988,17 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 		return err
 	}
 	*h = sliceHeader{data: data, len: n, cap: n}
-	if e.kind == kStruct {
-		for i := 0; i < n; i++ {
-			if err := d.decodeStruct(e.sub, data.add(uintptr(i)*o.elemSize)); err != nil {
-				return withinIndex(err, i)
-			}
-		}
-		return nil
-	}
 	for i := 0; i < n; i++ {
-		if err := d.decodeValue(e, data.add(uintptr(i)*o.elemSize)); err != nil {
+		ep := data.add(uintptr(i) * o.elemSize)
+		switch {
+		case d.trace != nil:
+			err = d.traced(e, ep, d.trace.elemName(o, i))
+		case e.kind == kStruct:
+			err = d.decodeStruct(e.sub, ep)
+		default:
+			err = d.decodeValue(e, ep)
+		}
+		if err != nil {
 			return withinIndex(err, i)
 		}
 	}
@@ -974,9 +1006,13 @@ func (d *decodeState) decodeArray(o *fieldPlan, h *sliceHeader) error {
 }
 
 func (d *decodeState) decodeTaggedFields(pl *plan, p pointer) error {
+	sectionAt := d.off
 	count, err := d.tagCount()
 	if err != nil {
 		return err
+	}
+	if d.trace != nil {
+		d.trace.tagSection(count, sectionAt, d.off)
 	}
 	var unknown **[]public.TaggedField
 	if pl.hasUnknown {
@@ -984,29 +1020,41 @@ func (d *decodeState) decodeTaggedFields(pl *plan, p pointer) error {
 	}
 	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
+		tagAt := d.off
 		tag, end, err := d.tagHeader(pl, &last)
 		if err != nil {
 			return err
 		}
+		if d.trace != nil {
+			d.trace.taggedField(tag, tagAt, d.off, end)
+		}
 		start := d.off
+		keep := unknown != nil
 		if o := pl.fieldWithTag(tag); o != nil {
 			fp := p.add(o.offset)
-			if err := d.taggedValue(o, end, func() error { return d.decodeValue(o, fp) }); err != nil {
+			if err := d.taggedValue(o, fp, end); err != nil {
 				return err
 			}
 			// A known field sent with its default value would not be
 			// written again: keep its bytes so that it is.
-			if unknown == nil || !isDefault(o, fp) {
-				continue
-			}
+			keep = keep && isDefault(o, fp)
 		} else {
 			d.off = end
+			if d.trace != nil {
+				d.trace.unknownTag(d.src[start:end], start)
+			}
 		}
-		if unknown != nil {
+		if d.trace != nil {
+			d.trace.close(d.off)
+		}
+		if keep {
 			if err := d.keepTag(unknown, tag, d.src[start:end], count-i); err != nil {
 				return err
 			}
 		}
+	}
+	if d.trace != nil && count > 0 {
+		d.trace.close(d.off)
 	}
 	return nil
 }
@@ -1053,12 +1101,12 @@ func (d *decodeState) tagHeader(pl *plan, last *int64) (tag uint32, end int, err
 	return tag, d.off + int(size), nil
 }
 
-// taggedValue runs read on a known tagged field's value, which must fill
+// taggedValue reads a known tagged field's value into fp, which must fill
 // exactly the size its prefix gave.
-func (d *decodeState) taggedValue(o *fieldPlan, end int, read func() error) error {
+func (d *decodeState) taggedValue(o *fieldPlan, fp pointer, end int) error {
 	full := d.src
 	d.src = d.src[:end]
-	err := read()
+	err := d.value(o, fp, o.name)
 	d.src = full
 	if err != nil {
 		return within(err, o.name)

@@ -291,3 +291,12 @@ func elemAt[T any](p pointer, i int) *T {
 func (p pointer) stringsOf(n int) []string { return unsafe.Slice((*string)(p.p), n) }
 func (p pointer) uint32sOf(n int) []uint32 { return unsafe.Slice((*uint32)(p.p), n) }
 func (p pointer) uint64sOf(n int) []uint64 { return unsafe.Slice((*uint64)(p.p), n) }
+
+// noEscape returns p hidden from escape analysis, for a call through a
+// function value that would otherwise move what p points at to the heap;
+// the callee must not keep p past the call.
+func noEscape[T any](p *T) *T { return (*T)(runtimeNoEscape(unsafe.Pointer(p))) }
+
+//go:noescape
+//go:linkname runtimeNoEscape runtime.noescape
+func runtimeNoEscape(p unsafe.Pointer) unsafe.Pointer

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/kwirelabs/kwire/internal/gotype"
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
@@ -33,29 +32,28 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	if err := hd.readRequestHeaderRest(&h); err != nil {
 		return nil, headerError("RequestHeader", err)
 	}
-	// The header reader has accepted the header; the tracer walks it
+	// The header reader has accepted the header; the trace reads it
 	// again only to draw it.
-	t := tracer{d: decodeState{src: frame}}
-	root := &public.Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", h.APIVersion), Size: len(frame)}
-	root.Children = append(root.Children, t.frameNode())
-	hdr := t.open("RequestHeader", fmt.Sprintf("v%d", h.Version))
-	t.fixed(hdr, "request_api_key", "int16", 2, strconv.Itoa(int(h.APIKey)))
-	t.fixed(hdr, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	var t tracer
+	d := t.start(frame, pl, h.APIVersion)
+	t.open("RequestHeader", fmt.Sprintf("v%d", h.Version), d.off)
+	t.fixed(d, "request_api_key", "int16", 2, strconv.Itoa(int(h.APIKey)))
+	t.fixed(d, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
+	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
+		var clientID *string
 		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeFor[*string]()}
-		if err := t.value(hdr, &o, "client_id"); err != nil {
+		if err := d.value(&o, pointerOf(&clientID), "client_id"); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}
 	}
 	if h.Version >= 2 {
-		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
+		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(err, -4))
 		}
 	}
-	t.close(hdr)
-	root.Children = append(root.Children, hdr)
-	return t.finish(root, pl, h.APIVersion)
+	t.close(d.off)
+	return t.finish(d, pl)
 }
 
 // TraceResponse is kwire.TraceResponse.
@@ -68,218 +66,171 @@ func TraceResponse(frame []byte, msg any, version int16) (*public.Node, error) {
 	if err := hd.readResponseHeader(&h); err != nil {
 		return nil, headerError("ResponseHeader", err)
 	}
-	t := tracer{d: decodeState{src: frame}}
-	root := &public.Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
-	root.Children = append(root.Children, t.frameNode())
-	hdr := t.open("ResponseHeader", fmt.Sprintf("v%d", h.Version))
-	t.fixed(hdr, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	var t tracer
+	d := t.start(frame, pl, version)
+	t.open("ResponseHeader", fmt.Sprintf("v%d", h.Version), d.off)
+	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
-		if err := t.tags(hdr, &plan{flexible: true}); err != nil {
+		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
 			return nil, headerError("ResponseHeader", shiftOffset(err, -4))
 		}
 	}
-	t.close(hdr)
-	root.Children = append(root.Children, hdr)
-	return t.finish(root, pl, version)
+	t.close(d.off)
+	return t.finish(d, pl)
 }
 
-// finish traces the body and checks that the trace covered the frame.
-func (t *tracer) finish(root *public.Node, pl *plan, version int16) (*public.Node, error) {
-	body, err := t.body(pl, version)
-	if err != nil {
-		return nil, t.failed(pl.typ.String(), err)
+// tracer builds a layout tree from what a decode reports (decodeState's
+// trace): each value it reads is a node, a container's parts and
+// elements its children. It reads no byte itself but the frame head's,
+// which the frame and header readers have checked.
+type tracer struct {
+	root    *public.Node
+	stack   []*public.Node // the containers being read, innermost last
+	version int16
+}
+
+// start opens the tree of frame, a message of plan pl at version, and
+// its size prefix, and returns the decode that reads on past it.
+func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
+	t.root = &public.Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	t.stack, t.version = append(t.stack[:0], t.root), version
+	d := &decodeState{src: frame, trace: t}
+	t.open("Frame", "size-delimited", 0)
+	t.fixed(d, "size", "int32", 4, strconv.Itoa(int(int32(binary.BigEndian.Uint32(frame)))))
+	t.close(d.off)
+	return d
+}
+
+// finish traces the body, a new value of pl's type, and checks that the
+// trace covered the frame.
+func (t *tracer) finish(d *decodeState, pl *plan) (*public.Node, error) {
+	t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", t.version), d.off)
+	if err := d.decodeFields(pl, newValue(pl.rtype)); err != nil {
+		return nil, publicError("layout", pl.typ.String(), err)
 	}
-	root.Children = append(root.Children, body)
-	if t.d.off != len(t.d.src) {
-		return nil, &public.Error{Op: "layout", Type: pl.typ.String(), Offset: t.d.off, Err: public.ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(t.d.src)-t.d.off)}
+	t.close(d.off)
+	if d.off != len(d.src) {
+		return nil, &public.Error{Op: "layout", Type: pl.typ.String(), Offset: d.off, Err: public.ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(d.src)-d.off)}
 	}
-	return root, nil
+	return t.root, nil
 }
 
-// failed turns a decoding error met while tracing into an *Error.
-func (t *tracer) failed(typ string, err error) error { return publicError("layout", typ, err) }
-
-// tracer walks encoded bytes with a plan and records a node per value.
-// Layout is a debugging view, so it favours plain code over speed; every
-// check it makes is the decoder's own (presence, arrayLength, tagCount,
-// tagHeader, taggedValue, decodeValue for leaves), so the two cannot
-// disagree about what is valid.
-type tracer struct{ d decodeState }
-
-func (t *tracer) open(name, typ string) *public.Node {
-	return &public.Node{Name: name, Type: typ, Offset: t.d.off}
-}
-
-func (t *tracer) close(n *public.Node) { n.Size = t.d.off - n.Offset }
-
-func (t *tracer) leaf(parent *public.Node, name, typ, value string, start int) {
-	parent.Children = append(parent.Children, &public.Node{Name: name, Type: typ, Value: value, Offset: start, Size: t.d.off - start})
-}
-
-func (t *tracer) frameNode() *public.Node {
-	n := t.open("Frame", "size-delimited")
-	size := int32(binary.BigEndian.Uint32(t.d.src))
-	t.fixed(n, "size", "int32", 4, strconv.Itoa(int(size)))
-	t.close(n)
-	return n
-}
-
-func (t *tracer) fixed(parent *public.Node, name, typ string, size int, value string) {
-	start := t.d.off
-	t.d.off += size
-	t.leaf(parent, name, typ, value, start)
-}
-
-func (t *tracer) body(pl *plan, version int16) (*public.Node, error) {
-	n := t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", version))
-	if err := t.structFields(n, pl); err != nil {
-		return nil, err
-	}
-	t.close(n)
-	return n, nil
-}
-
-func (t *tracer) structFields(n *public.Node, pl *plan) error {
-	for _, o := range pl.fields {
-		if err := t.value(n, o, o.name); err != nil {
-			return within(err, o.name)
-		}
-	}
-	if pl.flexible {
-		return t.tags(n, pl)
-	}
-	return nil
-}
-
-// tags records the tagged-field section; known fields get their own node.
-func (t *tracer) tags(parent *public.Node, pl *plan) error {
-	start := t.d.off
-	count, err := t.d.tagCount()
-	if err != nil {
-		return err
-	}
-	if count == 0 {
-		t.leaf(parent, "tagged_fields", "uvarint", "0", start)
-		return nil
-	}
-	sec := &public.Node{Name: "tagged_fields", Type: "section", Offset: start}
-	t.leaf(sec, "count", "uvarint", strconv.Itoa(int(count)), start)
-	last := int64(-1)
-	for i := uint32(0); i < count; i++ {
-		fs := t.d.off
-		tag, end, err := t.d.tagHeader(pl, &last)
-		if err != nil {
+// traced reads one value of field plan o into fp as decodeValue does, and
+// records it as a node named name: a leaf with its value shown, or a
+// container whose decode reports its parts and elements.
+func (d *decodeState) traced(o *fieldPlan, fp pointer, name string) error {
+	t, w, start := d.trace, &wireTypes[o.kind], d.off
+	if w.traceType != nil {
+		t.open(name, w.traceType(o), start)
+		if err := d.decodeValue(o, fp); err != nil {
 			return err
 		}
-		f := &public.Node{Name: fmt.Sprintf("tag %d", tag), Type: "tagged field", Offset: fs}
-		t.leaf(f, "tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, end-t.d.off), fs)
-		if o := pl.fieldWithTag(tag); o != nil {
-			if err := t.d.taggedValue(o, end, func() error { return t.value(f, o, o.name) }); err != nil {
-				return err
-			}
-		} else {
-			vs := t.d.off
-			t.d.off = end
-			t.leaf(f, "unknown", "bytes", fmt.Sprintf("%x", t.d.src[vs:t.d.off]), vs)
-		}
-		t.close(f)
-		sec.Children = append(sec.Children, f)
+		t.close(d.off)
+		return nil
 	}
-	t.close(sec)
-	parent.Children = append(parent.Children, sec)
-	return nil
-}
-
-func (t *tracer) value(parent *public.Node, o *fieldPlan, name string) error {
-	if trace := wireTypes[o.kind].trace; trace != nil {
-		return trace(t, parent, o, name)
-	}
-	start := t.d.off
-	scratch := reflect.New(o.typ)
-	if err := t.d.decodeValue(o, valuePointer(scratch)); err != nil {
+	if err := d.decodeValue(o, fp); err != nil {
 		return err
 	}
 	var value string
-	if describe := wireTypes[o.kind].describe; describe != nil {
-		value = describe(o, valuePointer(scratch))
+	if w.describe != nil {
+		value = w.describe(o, fp)
 	} else {
-		value = fmt.Sprint(scratch.Elem().Interface())
+		value = fmt.Sprint(fp.value(o.typ).Interface())
 	}
-	t.leaf(parent, name, o.wireTypeName(), value, start)
+	t.leaf(name, o.wireTypeName(), value, start, d.off)
 	return nil
 }
 
-func (t *tracer) structValue(parent *public.Node, o *fieldPlan, name string) error {
-	return t.structBody(parent, t.open(name, gotype.Name(o.typ)), o)
+// open starts a container node at offset off, inside the innermost one.
+func (t *tracer) open(name, typ string, off int) {
+	t.stack = append(t.stack, &public.Node{Name: name, Type: typ, Offset: off})
 }
 
-// structBody traces the fields of struct o into its open node n and adds
-// n to parent.
-func (t *tracer) structBody(parent, n *public.Node, o *fieldPlan) error {
-	n.Value = "struct"
-	if err := t.structFields(n, o.sub); err != nil {
-		return err
-	}
-	t.close(n)
+// close ends the innermost container at offset end.
+func (t *tracer) close(end int) {
+	n := t.stack[len(t.stack)-1]
+	n.Size = end - n.Offset
+	t.stack = t.stack[:len(t.stack)-1]
+	parent := t.stack[len(t.stack)-1]
 	parent.Children = append(parent.Children, n)
-	return nil
 }
 
-func (t *tracer) nullableStruct(parent *public.Node, o *fieldPlan, name string) error {
-	start := t.d.off
-	n := t.open(name, gotype.Name(o.typ.Elem()))
-	present, err := t.d.presence(o)
-	if err != nil {
-		return err
-	}
+// summary sets the innermost container's value.
+func (t *tracer) summary(value string) { t.stack[len(t.stack)-1].Value = value }
+
+func (t *tracer) leaf(name, typ, value string, start, end int) {
+	parent := t.stack[len(t.stack)-1]
+	parent.Children = append(parent.Children, &public.Node{Name: name, Type: typ, Value: value, Offset: start, Size: end - start})
+}
+
+// fixed records a frame-head field of size bytes that the frame or
+// header reader has read, and steps d past it.
+func (t *tracer) fixed(d *decodeState, name, typ string, size int, value string) {
+	d.off += size
+	t.leaf(name, typ, value, d.off-size, d.off)
+}
+
+// presence records a nullable struct's presence marker, the bytes b at
+// start (none when the struct cannot be null in the version).
+func (t *tracer) presence(o *fieldPlan, b []byte, start int) {
 	if o.nullable {
-		t.leaf(n, "present", "int8", strconv.Itoa(int(int8(t.d.src[start]))), start)
+		t.leaf("present", "int8", strconv.Itoa(int(int8(b[0]))), start, start+len(b))
 	}
-	if !present {
-		n.Value = "null"
-		t.close(n)
-		parent.Children = append(parent.Children, n)
-		return nil
-	}
-	return t.structBody(parent, n, o)
 }
 
-func (t *tracer) array(parent *public.Node, o *fieldPlan, name string) error {
-	// Containers are labelled by the field and their Go type, leaves by
-	// their wire type as Kafka's schemas spell it ([]uuid, uuid[0]).
-	typ, elemName := gotype.Name(o.typ), name
-	if wireTypes[o.elem.kind].trace == nil {
-		typ, elemName = "[]"+o.elem.wireTypeName(), o.elem.wireTypeName()
-	}
-	n := t.open(name, typ)
-	start := t.d.off
-	count, err := t.d.arrayLength(o)
-	if err != nil {
-		return err
-	}
-	lenType, lenValue := "int32", strconv.Itoa(count)
+// arrayLength records array o's length, n elements (-1: null), read from
+// start to end.
+func (t *tracer) arrayLength(o *fieldPlan, n, start, end int) {
+	lenType, lenValue := "int32", strconv.Itoa(n)
 	if o.compact {
-		lenType, lenValue = "uvarint", fmt.Sprintf("%d (compact, n+1)", count+1)
+		lenType, lenValue = "uvarint", fmt.Sprintf("%d (compact, n+1)", n+1)
 	}
-	t.leaf(n, "length", lenType, lenValue, start)
+	t.leaf("length", lenType, lenValue, start, end)
 	switch {
-	case count < 0:
-		n.Value = "null"
-	case count == 1:
-		n.Value = "1 element"
+	case n < 0:
+		t.summary("null")
+	case n == 1:
+		t.summary("1 element")
 	default:
-		n.Value = fmt.Sprintf("%d elements", count)
+		t.summary(fmt.Sprintf("%d elements", n))
 	}
-	for i := 0; i < count; i++ {
-		label := fmt.Sprintf("%s[%d]", elemName, i)
-		if err := t.value(n, o.elem, label); err != nil {
-			return withinIndex(err, i)
-		}
+}
+
+// elemName names element i of the innermost container, an array: by the
+// array's name for containers, by their wire type for leaves
+// (Topics[0], uuid[0]).
+func (t *tracer) elemName(o *fieldPlan, i int) string {
+	name := t.stack[len(t.stack)-1].Name
+	if wireTypes[o.elem.kind].traceType == nil {
+		name = o.elem.wireTypeName()
 	}
-	t.close(n)
-	parent.Children = append(parent.Children, n)
-	return nil
+	return fmt.Sprintf("%s[%d]", name, i)
+}
+
+// tagSection records a tagged-field section's count, read from start to
+// end: a leaf when it is 0, else a section node the fields go into (the
+// decode closes it after the last).
+func (t *tracer) tagSection(count uint32, start, end int) {
+	if count == 0 {
+		t.leaf("tagged_fields", "uvarint", "0", start, end)
+		return
+	}
+	t.open("tagged_fields", "section", start)
+	t.leaf("count", "uvarint", strconv.Itoa(int(count)), start, end)
+}
+
+// taggedField opens the node of a tagged field whose tag and size were
+// read from start to at, its value ending at end.
+func (t *tracer) taggedField(tag uint32, start, at, end int) {
+	t.open(fmt.Sprintf("tag %d", tag), "tagged field", start)
+	t.leaf("tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, end-at), start, at)
+}
+
+// unknownTag records the value of a tagged field the struct does not
+// declare, the bytes b at start.
+func (t *tracer) unknownTag(b []byte, start int) {
+	t.leaf("unknown", "bytes", fmt.Sprintf("%x", b), start, start+len(b))
 }
 
 // lenNote shows how the length of a string or bytes value of n bytes

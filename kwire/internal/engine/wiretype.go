@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kwirelabs/kwire/internal/gotype"
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
@@ -44,23 +45,19 @@ const (
 // A new wire type is a kind constant above and an entry in init below:
 // the Go types and keys that pick it (goType, key, keys), resolve for a
 // container, whether it can be null, has a length and can be an array
-// element, its size and bytes, default and zero tests and their flat
-// form (flatCheck), default parsing and storing, minimum wire size, both
-// fillers, and the tracer's name and view; a fixed width must be one the
-// fused runs copy (1, 2, 4, 8 or 16 bytes). A plan holding a type whose
-// entry lacks a needed piece fails to build (lacks).
+// element, its size, bytes and decode, default and zero tests and their
+// flat form (flatCheck), default parsing and storing, minimum wire size,
+// both fillers, and the tracer's name and view; a fixed width must be one
+// the fused runs copy (1, 2, 4, 8 or 16 bytes). A plan holding a type
+// whose entry lacks a needed piece fails to build (lacks).
 //
-// Code outside this file still keys on kinds. decodeValue (decode.go),
-// the decoder's general path, dispatches by a switch (a call through the
-// table would put every decodeState on the heap): a new wire type needs
-// a case there too, and without one its decode is an error. The rest
-// are short cases for common forms with these entries (or the general
-// paths) behind them, held to the same bytes by the property and interop
-// tests: the compiled programs (program.go's compileField, the fixed
-// runs' bool slots), decodeArray's int32 and struct elements
-// (decode.go), encodeArray's int32, int64 and struct elements
-// (encode.go), and resetList (reset.go), which goes into a struct
-// field's nested plan (kStruct).
+// Code outside this file still keys on kinds in short cases for common
+// forms, with these entries (or the general paths) behind them, held to
+// the same bytes by the property and interop tests: the compiled
+// programs (program.go's compileField, the fixed runs' bool slots),
+// decodeArray's int32 and struct elements (decode.go), encodeArray's
+// int32, int64 and struct elements (encode.go), and resetList
+// (reset.go), which goes into a struct field's nested plan (kStruct).
 type wireType struct {
 	// name is the wire type as Schema's Field.Wire, the tracer and errors
 	// spell it; wireName, when set, refines it by the field plan's flags.
@@ -81,10 +78,11 @@ type wireType struct {
 	// notAnElement: an array cannot hold it, as its Go value is a
 	// pointer whose nil is null and array elements are never null.
 	canBeNull, lengthPrefixed, notAnElement bool
-	// size and appendTo are the value's wire size and its bytes.
-	// (Decoding is decodeValue's switch: see there.)
+	// size and appendTo are the value's wire size and its bytes; decode
+	// reads them back at d.off into fp (decodeValue).
 	size     func(o *fieldPlan, fp pointer) (int, error)
 	appendTo func(b []byte, o *fieldPlan, fp pointer) ([]byte, error)
+	decode   func(d *decodeState, o *fieldPlan, fp pointer) error
 	// flatCheck compiles isDefault (isUnset with c.orZero) into flat
 	// compares, when the field's default has a flat form (program.go).
 	flatCheck func(c *checkList, o *fieldPlan, off uintptr) bool
@@ -113,11 +111,11 @@ type wireType struct {
 	// value); fillRandom stores one FillRandom draws, null when maybeNull.
 	fillMinimal func(o *fieldPlan, fp pointer, depth int)
 	fillRandom  func(f *randomFiller, o *fieldPlan, fp pointer, depth int, maybeNull bool)
-	// trace records a container's node and its children in a layout;
-	// nil: a leaf, decoded by decodeValue and shown by describe (nil:
-	// fmt.Sprint of the Go value).
-	trace    func(t *tracer, parent *public.Node, o *fieldPlan, name string) error
-	describe func(o *fieldPlan, p pointer) string
+	// traceType is the type a layout trace gives a container's node,
+	// whose parts and values its decode reports; nil: a leaf, shown by
+	// describe (nil: fmt.Sprint of the Go value).
+	traceType func(o *fieldPlan) string
+	describe  func(o *fieldPlan, p pointer) string
 }
 
 // wireTypes is indexed by kind. It is filled in init because its
@@ -180,7 +178,7 @@ func init() {
 		}
 		return defaultValue{null: true}, nil
 	}
-	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt, flatCheck: flatNumber,
+	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, decode: (*decodeState).decodeUvarint, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt, flatCheck: flatNumber,
 		parseDefault: unsignedDefault(math.MaxUint32),
 		size:         func(_ *fieldPlan, fp pointer) (int, error) { return uvarintSize(*fp.uint32()), nil },
 		appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
@@ -252,13 +250,13 @@ func init() {
 				return 0
 			}),
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.bool() = f.chance(2) }},
-		kVarint: {name: "varint", flatCheck: flatNumber, goType: is(reflect.Int32), key: "varint", keys: varint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
+		kVarint: {name: "varint", flatCheck: flatNumber, goType: is(reflect.Int32), key: "varint", keys: varint, decode: (*decodeState).decodeVarint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *fieldPlan, fp pointer) (int, error) { return varintSize(*fp.int32()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
 				return appendVarint(b, *fp.int32()), nil
 			}},
-		kVarlong: {name: "varlong", flatCheck: flatNumber, goType: is(reflect.Int64), key: "varint", keys: varint, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
+		kVarlong: {name: "varlong", flatCheck: flatNumber, goType: is(reflect.Int64), key: "varint", keys: varint, decode: (*decodeState).decodeVarlong, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			size: func(_ *fieldPlan, fp pointer) (int, error) { return varlongSize(*fp.int64()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
@@ -278,7 +276,7 @@ func init() {
 			isZero:     func(_ *fieldPlan, fp pointer) bool { return *fp.uuid() == public.UUID{} },
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { f.r.Read(fp.uuid()[:]) },
 			describe:   func(_ *fieldPlan, p pointer) string { return (*p.uuid()).String() }},
-		kString: {name: "string", flatCheck: flatString, goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2),
+		kString: {name: "string", flatCheck: flatString, goType: is(reflect.String), lengthPrefixed: true, minWire: minLength(2), decode: (*decodeState).decodeString,
 			size: func(o *fieldPlan, fp pointer) (int, error) { return stringSize(o, len(*fp.string())) },
 			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 				return appendString(b, o, *fp.string())
@@ -296,7 +294,7 @@ func init() {
 			setDefault:     func(o *fieldPlan, fp pointer) { *fp.string() = o.def.s },
 			fillRandom:     func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.string() = f.str() },
 			describe:       func(o *fieldPlan, p pointer) string { return describeString(o, *p.string()) }},
-		kNullString: {name: "nullable_string", flatCheck: flatNullString, goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2),
+		kNullString: {name: "nullable_string", flatCheck: flatNullString, goType: pointerTo(reflect.String), canBeNull: true, lengthPrefixed: true, notAnElement: true, isZero: zeroPtr, minWire: minLength(2), decode: (*decodeState).decodeString,
 			size: func(o *fieldPlan, fp pointer) (int, error) {
 				sp := *fp.stringPtr()
 				if sp == nil {
@@ -355,7 +353,7 @@ func init() {
 			}},
 		kBytes: {name: "bytes", flatCheck: flatBytes, keys: []string{"records"},
 			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() == reflect.Uint8 },
-			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4),
+			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, minWire: minLength(4), decode: (*decodeState).decodeBytes,
 			parseDefault: onlyNull, describe: describeBytes,
 			wireName: func(o *fieldPlan) string {
 				switch {
@@ -408,7 +406,16 @@ func init() {
 			goType:    func(gt reflect.Type) bool { return gt.Kind() == reflect.Slice && gt.Elem().Kind() != reflect.Uint8 },
 			canBeNull: true, lengthPrefixed: true, isZero: zeroLen, size: sizeArray, minWire: minLength(4),
 			parseDefault: onlyNull, fillMinimal: fillMinimalArray, fillRandom: (*randomFiller).fillArray,
-			trace: (*tracer).array,
+			decode: (*decodeState).decodeArray,
+			traceType: func(o *fieldPlan) string {
+				// Arrays of leaves are labelled by their wire type as
+				// Kafka's schemas spell it ([]uuid), the others by
+				// their Go type.
+				if wireTypes[o.elem.kind].traceType == nil {
+					return "[]" + o.elem.wireTypeName()
+				}
+				return gotype.Name(o.typ)
+			},
 			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 				return encodeArray(b, o, fp.slice())
 			},
@@ -433,11 +440,13 @@ func init() {
 			fillRandom: func(f *randomFiller, o *fieldPlan, fp pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
-			trace: (*tracer).structValue},
+			decode:    func(d *decodeState, o *fieldPlan, fp pointer) error { return d.structValue(o.sub, fp) },
+			traceType: func(o *fieldPlan) string { return gotype.Name(o.typ) }},
 		kStructPtr: {name: "nullable struct", flatCheck: flatStructPtr, goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
 			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
 			parseDefault: onlyNull, fillMinimal: fillMinimalStructPtr, fillRandom: (*randomFiller).fillStructPtr,
-			trace: (*tracer).nullableStruct,
+			decode:    (*decodeState).decodeStructPtr,
+			traceType: func(o *fieldPlan) string { return gotype.Name(o.typ.Elem()) },
 			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 				sp := *fp.ptr()
 				if !o.nullable {
@@ -470,7 +479,7 @@ func init() {
 	for k := range wireTypes {
 		t := &wireTypes[k]
 		if n := t.fixed; n > 0 {
-			t.size = fixed(n)
+			t.size, t.decode = fixed(n), (*decodeState).decodeFixed
 			t.minWire = func(*fieldPlan, func(*plan) int) int { return n }
 		}
 	}
@@ -643,7 +652,7 @@ func (w *wireType) lacks() []string {
 		has  bool
 	}{
 		{"name", w.name != ""}, {"goType", w.goType != nil}, {"size", w.size != nil},
-		{"appendTo", w.appendTo != nil}, {"isDefault", w.isDefault != nil}, {"isZero", w.isZero != nil},
+		{"appendTo", w.appendTo != nil}, {"decode", w.decode != nil}, {"isDefault", w.isDefault != nil}, {"isZero", w.isZero != nil},
 		{"minWire", w.minWire != nil}, {"flatCheck", w.flatCheck != nil}, {"fillRandom", w.fillRandom != nil},
 	} {
 		if !piece.has {

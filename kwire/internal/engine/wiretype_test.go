@@ -17,17 +17,30 @@ func TestWireTypesComplete(t *testing.T) {
 }
 
 // A wire type that lacks a piece fails the plan of any type holding it,
-// with the piece named, rather than encode without it.
+// with the piece named, rather than encode or decode without it.
 func TestWireTypeLackingAPieceFailsThePlan(t *testing.T) {
-	saved := wireTypes[kVarlong]
-	defer func() { wireTypes[kVarlong] = saved }()
-	wireTypes[kVarlong].flatCheck = nil
-	type lacking struct {
+	type lackingFlatCheck struct {
 		_ struct{} `kafka:"versions=0"`
 		N int64    `kafka:"v=0+,varint"`
 	}
-	_, err := planFor(reflect.TypeOf(lacking{}), 0, false)
-	if err == nil || !strings.Contains(err.Error(), "wire type varlong lacks flatCheck") {
-		t.Fatalf("got %v, want the missing flatCheck named", err)
+	type lackingDecode struct {
+		_ struct{} `kafka:"versions=0"`
+		N int64    `kafka:"v=0+,varint"`
+	}
+	for _, c := range []struct {
+		piece  string
+		typ    reflect.Type
+		remove func(w *wireType)
+	}{
+		{"flatCheck", reflect.TypeFor[lackingFlatCheck](), func(w *wireType) { w.flatCheck = nil }},
+		{"decode", reflect.TypeFor[lackingDecode](), func(w *wireType) { w.decode = nil }},
+	} {
+		saved := wireTypes[kVarlong]
+		c.remove(&wireTypes[kVarlong])
+		_, err := planFor(c.typ, 0, false)
+		wireTypes[kVarlong] = saved
+		if err == nil || !strings.Contains(err.Error(), "wire type varlong lacks "+c.piece) {
+			t.Errorf("got %v, want the missing %s named", err, c.piece)
+		}
 	}
 }
