@@ -1,6 +1,10 @@
-package kwire_test
+package engine_test
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,10 +68,19 @@ func TestTraceReadsPresenceMarkersAsReadDoes(t *testing.T) {
 	}
 }
 
+// taggedMessage is a flexible message with a tagged field that keeps the
+// tagged fields it does not declare.
+type taggedMessage struct {
+	_           struct{} `kafka:"api=68,versions=0-1,flexible=0+"`
+	GroupID     string   `kafka:"v=0+"`
+	Rack        string   `kafka:"v=1+,tag=0,tagged=1+"`
+	UnknownTags kwire.UnknownTags
+}
+
 // TestLayoutTaggedFields: a tagged field that is set shows as its own
 // node; an unknown one as raw bytes; the trace covers the frame.
 func TestLayoutTaggedFields(t *testing.T) {
-	h := &Heartbeat{GroupID: "g", Rack: "r1", UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 9, Data: []byte{0xab}})}
+	h := &taggedMessage{GroupID: "g", Rack: "r1", UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 9, Data: []byte{0xab}})}
 	frame, tree, err := kwire.LayoutRequest(h, 1, 1, nil)
 	require.NoError(t, err)
 	text := tree.Format()
@@ -83,7 +96,7 @@ func TestLayoutTaggedFields(t *testing.T) {
 			break
 		}
 	}
-	_, err = kwire.TraceRequest(bad, func(int16, int16) (any, error) { return new(Heartbeat), nil })
+	_, err = kwire.TraceRequest(bad, func(int16, int16) (any, error) { return new(taggedMessage), nil })
 	assert.ErrorIs(t, err, kwire.ErrBadTag)
 }
 
@@ -104,4 +117,233 @@ func TestLayoutArrayNames(t *testing.T) {
 	assert.Contains(t, text, "+-- Dirs []uuid = 1 element")
 	assert.Contains(t, text, "+-- uuid[0] uuid = 00000000-0000-0000-0000-000000000000")
 	assert.Contains(t, text, "+-- Parts[0] part = struct")
+}
+
+// TestTraceAgreesWithRead holds the layout trace to the decoder on the
+// frames of every API and version, request and response (the smallest
+// legal message and a random one):
+//   - the whole frame reads and traces, and the tree tiles it: every
+//     container's children follow one another from its first byte to its
+//     last;
+//   - every prefix of it, and every frame with one byte set to 0x00 or
+//     0xff, fails (or not) in the read and in the trace with the same
+//     sentinel, field path and offset;
+//   - where decoding fails at a byte of the original frame's tree (every
+//     prefix; a changed byte that is itself refused), the node of the
+//     tree that holds that byte is the field the error names: the trace
+//     puts each field where decoding reads it.
+func TestTraceAgreesWithRead(t *testing.T) {
+	r := rand.New(rand.NewSource(18))
+	for _, api := range messages.APIs() {
+		for v := api.MinVersion; v <= api.MaxVersion; v++ {
+			for _, response := range []bool{false, true} {
+				for i := 0; i < 2; i++ {
+					name := fmt.Sprintf("%s v%d request #%d", api.Name, v, i)
+					if response {
+						name = fmt.Sprintf("%s v%d response #%d", api.Name, v, i)
+					}
+					frame := agreementFrame(t, r, api, v, response, i)
+					checkTraceAgrees(t, name, frame, func(frame []byte) (error, *kwire.Node, error) {
+						if response {
+							_, readErr := kwire.ReadResponse(frame, api.NewResponse(), v)
+							tree, traceErr := kwire.TraceResponse(frame, api.NewResponse(), v)
+							return readErr, tree, traceErr
+						}
+						_, _, readErr := messages.ReadRequest(frame)
+						tree, traceErr := messages.TraceRequest(frame)
+						return readErr, tree, traceErr
+					})
+				}
+			}
+		}
+	}
+}
+
+// agreementFrame encodes the message of API api at version v that
+// TestTraceAgreesWithRead checks as its i-th: the smallest, then random.
+func agreementFrame(t *testing.T, r *rand.Rand, api messages.API, v int16, response bool, i int) []byte {
+	t.Helper()
+	msg := api.NewRequest()
+	if response {
+		msg = api.NewResponse()
+	}
+	var err error
+	if i == 0 {
+		err = kwire.FillMinimal(msg, v)
+	} else {
+		err = kwire.FillRandom(r, msg, v, kwire.RandomOptions{MaxLen: 3, MaxDepth: 3})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frame []byte
+	if response {
+		frame, err = kwire.AppendResponse(nil, msg, v, 7)
+	} else {
+		client := "c"
+		frame, err = kwire.AppendRequest(nil, msg, v, 7, &client)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
+// checkTraceAgrees runs TestTraceAgreesWithRead's checks on one frame;
+// read reads and traces a frame.
+func checkTraceAgrees(t *testing.T, name string, frame []byte, read func([]byte) (error, *kwire.Node, error)) {
+	t.Helper()
+	readErr, tree, traceErr := read(frame)
+	if readErr != nil || traceErr != nil {
+		t.Fatalf("%s: %x: read: %v, trace: %v", name, frame, readErr, traceErr)
+	}
+	if tree.Offset != 0 || tree.Size != len(frame) {
+		t.Fatalf("%s: the tree covers [%d, +%d), the frame is %d bytes", name, tree.Offset, tree.Size, len(frame))
+	}
+	if err := tiles(tree); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, tree.Format())
+	}
+	// verdict checks one changed frame; at says, when >= 0, the byte
+	// before which decoding reads the changed frame as the original.
+	verdict := func(changed []byte, at int, what string) {
+		readErr, _, traceErr := read(changed)
+		wiretest.SameVerdict(t, changed, readErr, traceErr)
+		if readErr == nil {
+			return
+		}
+		e := readErr.(*kwire.Error)
+		if e.Offset < 0 || e.Offset > at || e.Op == "frame" && e.Offset >= 4 {
+			return // past the change, or in the header (named as the header's type)
+		}
+		path, node := fieldAt(tree, e.Offset)
+		if node == nil || path != e.Path {
+			t.Fatalf("%s, %s: decoding fails at field %q, offset %d (%v); the trace has %q there:\n%s",
+				name, what, e.Path, e.Offset, readErr, path, tree.Format())
+		}
+	}
+	for n := 4; n < len(frame); n++ {
+		cut := append([]byte(nil), frame[:n]...)
+		binary.BigEndian.PutUint32(cut, uint32(n-4))
+		verdict(cut, n, fmt.Sprintf("cut to %d bytes", n))
+	}
+	for i := 4; i < len(frame); i++ {
+		for _, b := range []byte{0x00, 0xff} {
+			if frame[i] == b {
+				continue
+			}
+			changed := append([]byte(nil), frame...)
+			changed[i] = b
+			verdict(changed, i, fmt.Sprintf("byte %d set to %#x", i, b))
+		}
+	}
+}
+
+// tiles checks that each container's children cover it in order, with
+// no gap and no overlap.
+func tiles(n *kwire.Node) error {
+	if len(n.Children) == 0 {
+		return nil
+	}
+	at := n.Offset
+	for _, c := range n.Children {
+		if c.Offset != at {
+			return fmt.Errorf("%s [%d, +%d): child %s starts at %d, not %d", n.Name, n.Offset, n.Size, c.Name, c.Offset, at)
+		}
+		if err := tiles(c); err != nil {
+			return err
+		}
+		at += c.Size
+	}
+	if at != n.Offset+n.Size {
+		return fmt.Errorf("%s [%d, +%d): children end at %d", n.Name, n.Offset, n.Size, at)
+	}
+	return nil
+}
+
+// fieldAt finds the innermost node of the body (the tree's third child)
+// holding byte off, and the field path decoding errors give for it: field
+// names joined by dots, element indexes in brackets; the parts of a
+// container (its length, presence marker, tagged-field section) are the
+// container's. nil when no body node holds the byte.
+func fieldAt(tree *kwire.Node, off int) (string, *kwire.Node) {
+	if len(tree.Children) != 3 {
+		return "", nil
+	}
+	n := tree.Children[2]
+	if off < n.Offset || off >= n.Offset+n.Size {
+		return "", nil
+	}
+	var path strings.Builder
+	for {
+		var next *kwire.Node
+		for _, c := range n.Children {
+			if c.Offset <= off && off < c.Offset+c.Size {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			return path.String(), n
+		}
+		n = next
+		switch {
+		case structural[n.Name], strings.HasPrefix(n.Name, "tag "):
+		case strings.HasSuffix(n.Name, "]"):
+			path.WriteString(n.Name[strings.LastIndexByte(n.Name, '['):])
+		default:
+			if path.Len() > 0 {
+				path.WriteByte('.')
+			}
+			path.WriteString(n.Name)
+		}
+	}
+}
+
+// structural are the names of the nodes that are parts of a container,
+// not fields.
+var structural = map[string]bool{"length": true, "present": true, "tagged_fields": true, "count": true, "tag+size": true, "unknown": true}
+
+// BenchmarkTraceResponse traces a MetadataResponse v12 of 20 topics of 10
+// partitions: the speed of `kwire decode` and `kwire layout` on a frame
+// of a few kilobytes.
+func BenchmarkTraceResponse(b *testing.B) {
+	msg := messages.NewMetadataResponse()
+	for t := range 20 {
+		topic := messages.MetadataResponseTopic{Name: new(fmt.Sprintf("topic-%02d", t)), TopicID: kwire.UUID{byte(t)}}
+		for p := range int32(10) {
+			topic.Partitions = append(topic.Partitions, messages.MetadataResponsePartition{
+				PartitionIndex: p, LeaderID: p % 3, ReplicaNodes: []int32{0, 1, 2}, IsrNodes: []int32{0, 1, 2}})
+		}
+		msg.Topics = append(msg.Topics, topic)
+	}
+	frame, err := kwire.AppendResponse(nil, msg, 12, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := kwire.TraceResponse(frame, messages.NewMetadataResponse(), 12); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTraceRequest traces the reference page's request,
+// ConsumerGroupHeartbeatRequest v1 at its smallest (55 bytes).
+func BenchmarkTraceRequest(b *testing.B) {
+	msg := messages.NewConsumerGroupHeartbeatRequest()
+	if err := kwire.FillMinimal(msg, 1); err != nil {
+		b.Fatal(err)
+	}
+	frame, err := kwire.AppendRequest(nil, msg, 1, 0, new(string))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := messages.TraceRequest(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
