@@ -213,6 +213,10 @@ const (
 	ptrSize = unsafe.Sizeof(pointer{}) // a pointer word
 	intSize = unsafe.Sizeof(int(0))    // a length word
 
+	// uint64Align is what Go aligns a uint64 to: 8, or 4 on 32-bit
+	// machines, whose 8-byte loads are two 4-byte ones.
+	uint64Align = unsafe.Alignof(uint64(0))
+
 	stringLenOff = unsafe.Offsetof(stringHeader{}.len)
 	sliceLenOff  = unsafe.Offsetof(sliceHeader{}.len)
 	sliceSize    = unsafe.Sizeof(sliceHeader{})

@@ -117,7 +117,7 @@ func compileProgram(pl *plan) {
 	pl.prog = prog[:len(pl.hot)]
 	pl.tagChecksFlat = true
 	for _, o := range pl.tagged {
-		if !flatChecks(o, 0, false, &pl.tagChecks) {
+		if !flatChecks(o, 0, uintptr(pl.typ.Align()), false, &pl.tagChecks) {
 			pl.tagChecksFlat = false
 			pl.tagChecks = nil
 			break
@@ -134,7 +134,7 @@ func compileProgram(pl *plan) {
 		if o.ignorable {
 			continue
 		}
-		if !flatChecks(o, 0, true, &pl.absentChecks) {
+		if !flatChecks(o, 0, uintptr(pl.typ.Align()), true, &pl.absentChecks) {
 			pl.absentChecksFlat = false
 			pl.absentChecks = nil
 			break
@@ -165,7 +165,7 @@ type defaultStore struct {
 // riscv64.
 func compileStores(fixed []fixedDefault, align uintptr) defaultStores {
 	var ds defaultStores
-	words := map[uintptr]*[8]byte{} // 8-byte words holding 4-byte defaults
+	words := map[uintptr]*uint64{} // 8-byte words holding 4-byte defaults
 	var wordOffs []uintptr
 	for _, f := range fixed {
 		switch {
@@ -177,7 +177,7 @@ func compileStores(fixed []fixedDefault, align uintptr) defaultStores {
 			at := f.off &^ 7
 			w := words[at]
 			if w == nil {
-				w = new([8]byte)
+				w = new(uint64)
 				words[at] = w
 				wordOffs = append(wordOffs, at)
 			}
@@ -197,7 +197,7 @@ func compileStores(fixed []fixedDefault, align uintptr) defaultStores {
 			}
 		}
 		if halves == 2 {
-			ds.w8 = append(ds.w8, defaultStore{at, *pointerOf(w).uint64()})
+			ds.w8 = append(ds.w8, defaultStore{at, *w})
 			continue
 		}
 		for _, f := range fixed {
@@ -364,22 +364,24 @@ func (c *defaultCheck) held() [8]byte {
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
-// base inside the struct) holds its default (isDefault) or, with orZero,
-// if it may be left out (isUnset). They may be stricter than those tests,
-// never looser: a failing check sends the caller to the general path. It
-// reports false when o's default has no flat form (a string default other
-// than "", say); every wire type has a flatCheck, which plan building
-// holds it to (wireType.lacks).
-func flatChecks(o *fieldPlan, base uintptr, orZero bool, out *[]defaultCheck) bool {
-	c := checkList{orZero: orZero, checks: *out}
+// base inside a struct aligned to align) holds its default (isDefault) or,
+// with orZero, if it may be left out (isUnset). They may be stricter than
+// those tests, never looser: a failing check sends the caller to the
+// general path. It reports false when o's default has no flat form (a
+// string default other than "", say); every wire type has a flatCheck,
+// which plan building holds it to (wireType.lacks).
+func flatChecks(o *fieldPlan, base, align uintptr, orZero bool, out *[]defaultCheck) bool {
+	c := checkList{orZero: orZero, align: align, checks: *out}
 	ok := c.field(o, base)
 	*out = c.checks
 	return ok
 }
 
-// checkList collects the flat checks of one list of fields.
+// checkList collects the flat checks of one list of fields in a struct
+// aligned to align.
 type checkList struct {
 	orZero bool
+	align  uintptr
 	checks []defaultCheck
 }
 
@@ -393,11 +395,42 @@ func (c *checkList) field(o *fieldPlan, base uintptr) bool {
 }
 
 // add checks that the size bytes at off hold bits (or, with orZero, zero).
+// A check is one load of its size, so one that the struct's alignment and
+// off do not align as Go aligns that load (a UUID, 1-aligned, at an odd
+// offset) is split into the widest loads they do align: an unaligned load
+// faults on mips64 and traps on riscv64. The pieces compare the bytes as
+// memory holds them, whatever the byte order; split, a nonzero bits with
+// orZero checks bits only, stricter than asked, as flatChecks allows.
 func (c *checkList) add(off, size uintptr, bits uint64) {
 	if size < 8 {
 		bits &= 1<<(8*size) - 1
 	}
-	c.checks = append(c.checks, defaultCheck{off: uint32(off), size: uint8(size), orZero: c.orZero, bits: bits})
+	n := loadWidth(off, c.align, size)
+	if n == size {
+		c.checks = append(c.checks, defaultCheck{off: uint32(off), size: uint8(size), orZero: c.orZero, bits: bits})
+		return
+	}
+	var held uint64 // the bytes in memory order, 8-aligned for the loads
+	*pointerOf(&held).block8() = (&defaultCheck{size: uint8(size), bits: bits}).held()
+	for i := uintptr(0); i < size; i += n {
+		c.checks = append(c.checks, defaultCheck{off: uint32(off + i), size: uint8(n),
+			orZero: c.orZero && bits == 0, bits: pointerOf(&held).add(i).bits(n)})
+	}
+}
+
+// loadWidth is the widest load, at most size bytes (1, 2, 4 or 8), that
+// Go's alignment of that width holds at offset off inside a struct
+// aligned to align: what an unsigned integer of n bytes needs, there.
+func loadWidth(off, align, size uintptr) uintptr {
+	n := size
+	for n > 1 {
+		need := min(n, uint64Align)
+		if off%need == 0 && align%need == 0 {
+			break
+		}
+		n /= 2
+	}
+	return n
 }
 
 // The wire types' flatCheck entries: the checks of field o at off.

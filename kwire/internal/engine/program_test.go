@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
@@ -117,7 +120,7 @@ func TestFlatChecksAgree(t *testing.T) {
 	}{{tagged, tagged.tagged, isDefault, false}, {absent, absent.absent, isUnset, true}} {
 		for _, o := range c.list {
 			var checks []defaultCheck
-			flat := flatChecks(o, 0, c.orZero, &checks)
+			flat := flatChecks(o, 0, uintptr(c.pl.typ.Align()), c.orZero, &checks)
 			for n := 0; n < 200; n++ {
 				var m checked
 				p := pointerOf(&m)
@@ -142,7 +145,7 @@ func TestFlatChecksAgree(t *testing.T) {
 		// flat form must reach the fast path.
 		for _, o := range c.list {
 			var checks []defaultCheck
-			if flatChecks(o, 0, c.orZero, &checks) && passes[o.name] == 0 {
+			if flatChecks(o, 0, uintptr(c.pl.typ.Align()), c.orZero, &checks) && passes[o.name] == 0 {
 				t.Errorf("%s: the flat check never passed", o.name)
 			}
 		}
@@ -392,5 +395,97 @@ func TestRecordsLengthAgrees(t *testing.T) {
 					b[:min(len(b), 8)], exact, len(fast.R), df.off, fastErr, len(general.R), off, generalErr)
 			}
 		}
+	}
+}
+
+// oddUUID puts a UUID, which Go aligns to 1, at an odd offset (1), then
+// at offset 24 of a struct aligned to 4 only.
+type oddUUID struct {
+	_  struct{}    `kafka:"versions=0-1,flexible=0+"`
+	B  bool        `kafka:"v=1+,tag=0,tagged=1+,default=true"`
+	ID public.UUID `kafka:"v=1+,tag=1,tagged=1+"`
+	N  int16       `kafka:"v=1+,tag=2,tagged=1+,default=-1"`
+	I  int32       `kafka:"v=1+,tag=3,tagged=1+,default=7"`
+	J  public.UUID `kafka:"v=1+,tag=4,tagged=1+"`
+}
+
+// Every flat check is one load of its size, so each must sit where Go
+// aligns a load of that size, given the struct's alignment: an unaligned
+// one faults on mips64 (a UUID's two 8-byte checks at an odd offset did).
+// The tag section's word checks and the encoding still see the defaults.
+func TestFlatChecksAligned(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeOf(checked{}), reflect.TypeOf(wordChecked{}), reflect.TypeOf(oddUUID{})} {
+		for v := int16(0); v <= 1; v++ {
+			pl, err := planFor(typ, v, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range append(append([]defaultCheck(nil), pl.tagChecks...), pl.absentChecks...) {
+				need := min(uintptr(c.size), uint64Align)
+				if uintptr(c.off)%need != 0 || uintptr(typ.Align())%need != 0 {
+					t.Errorf("%v v%d: a %d-byte check at offset %d of a struct aligned to %d", typ, v, c.size, c.off, typ.Align())
+				}
+			}
+		}
+	}
+	pl, err := planFor(reflect.TypeOf(oddUUID{}), 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pl.tagChecksFlat || !pl.absentChecksFlat {
+		t.Fatal("oddUUID's checks are not flat")
+	}
+	m := oddUUID{B: true, N: -1, I: 7}
+	if !checksPass(pl.tagChecks, pointerOf(&m)) {
+		t.Errorf("%+v: flat checks refuse the defaults", m)
+	}
+	if b, err := Marshal(&m, 1); err != nil || !bytes.Equal(b, []byte{0}) {
+		t.Errorf("defaults encode as %x %v, want 00", b, err)
+	}
+	for i := range 16 {
+		for _, id := range []*public.UUID{&m.ID, &m.J} {
+			id[i] = 1
+			if checksPass(pl.tagChecks, pointerOf(&m)) {
+				t.Errorf("flat checks pass a UUID with byte %d set", i)
+			}
+			id[i] = 0
+		}
+	}
+}
+
+// A check split into narrower loads compares the bytes memory holds for
+// its value, in this machine's byte order, and nothing else.
+func TestSplitCheckInMemoryOrder(t *testing.T) {
+	const v = 0x0102030405060708
+	for _, align := range []uintptr{1, 2, 4, 8} {
+		for off := uintptr(0); off < 8; off++ {
+			c := checkList{align: align}
+			c.add(off, 8, v)
+			n := loadWidth(off, align, 8)
+			if len(c.checks) != int(8/n) {
+				t.Fatalf("align %d off %d: %d checks, want %d of %d bytes", align, off, len(c.checks), 8/n, n)
+			}
+			var words [3]uint64 // 8-aligned, as align asks at most
+			mem := (*[24]byte)(unsafe.Pointer(&words))
+			p := pointerOf(&words)
+			binary.NativeEndian.PutUint64(mem[off:], v) // v as this machine holds it
+			if !checksPass(c.checks, p) {
+				t.Errorf("align %d off %d: the checks refuse the value itself", align, off)
+			}
+			for i := range 8 {
+				mem[off+uintptr(i)] ^= 0x80
+				if checksPass(c.checks, p) {
+					t.Errorf("align %d off %d: the checks pass with byte %d changed", align, off, i)
+				}
+				mem[off+uintptr(i)] ^= 0x80
+			}
+		}
+	}
+	// Go aligns an 8-byte load to 8 on 64-bit machines and to 4 on 32-bit.
+	if got := loadWidth(4, 8, 8); got != map[uintptr]uintptr{8: 4, 4: 8}[uint64Align] {
+		t.Errorf("an 8-byte check at offset 4: %d-byte loads", got)
+	}
+	if got := loadWidth(1, 8, 8); got != 1 {
+		t.Errorf("an 8-byte check at offset 1: %d-byte loads", got)
 	}
 }
