@@ -42,7 +42,7 @@ func Append(dst []byte, msg any, version int16) ([]byte, error) {
 	return appendSlow(dst, msg, version)
 }
 
-// appendSlow is Append for a message whose plan is not in hotRoots.
+// appendSlow is Append for a message whose plan the hot front lacks.
 func appendSlow(dst []byte, msg any, version int16) ([]byte, error) {
 	pl, p, err := messagePlanSlow(msg, version, "marshal", readValue)
 	if err != nil {
@@ -104,9 +104,6 @@ func (d *decodeState) decodeBody(pl *plan, p pointer) error {
 // Unmarshal is kwire.Decoder.Unmarshal.
 func Unmarshal(dc Options, data []byte, msg any, version int16) error {
 	pl, p := cachedRootPlan(msg, version)
-	if pl == nil {
-		pl, p = lookupRootPlan(msg, version)
-	}
 	if pl == nil {
 		var err error
 		if pl, p, err = messagePlanSlow(msg, version, "unmarshal", writeValue); err != nil {

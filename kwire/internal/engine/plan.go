@@ -133,7 +133,9 @@ func (pl *plan) noteStrings(n int, ptr bool) {
 	}
 }
 
-// typeInfo is what kwire knows of one struct type, for every version.
+// typeInfo is what kwire knows of one struct type, for every version: its
+// parsed tags and, once built, its plans. It is the entry of the plan
+// cache (cache.go).
 type typeInfo struct {
 	typ     reflect.Type
 	msg     messageTag
@@ -146,36 +148,14 @@ type typeInfo struct {
 	validOnce sync.Once
 	validErr  error
 
-	// plans[v][flex] for small versions, more for the rest.
-	plans [64][2]atomic.Pointer[plan]
-	more  sync.Map // planKey -> *plan
-}
-
-// cached returns the plan already built for (v, flex), or nil.
-func (ti *typeInfo) cached(v int16, flex bool) *plan {
-	if v >= 0 && int(v) < len(ti.plans) {
-		return ti.plans[v][boolIndex(flex)].Load()
-	}
-	if p, ok := ti.more.Load(planKey{v, flex}); ok {
-		return p.(*plan)
-	}
-	return nil
-}
-
-// publish makes a finished plan visible to every goroutine.
-func (ti *typeInfo) publish(v int16, flex bool, p *plan) {
-	if v >= 0 && int(v) < len(ti.plans) {
-		ti.plans[v][boolIndex(flex)].Store(p)
-	} else {
-		ti.more.Store(planKey{v, flex}, p)
-	}
-}
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	// ptrType is *T's runtime type: how the hot front (cache.go) knows a
+	// message passed by pointer.
+	ptrType goType
+	// plans is every plan built, by version and flexibility; roots holds
+	// the ones rootPlan has checked as a top-level message's, as the hot
+	// front reads them. See cache.go.
+	plans atomic.Pointer[[]planSlots]
+	roots atomic.Pointer[rootPlans]
 }
 
 type fieldSpec struct {
@@ -183,29 +163,10 @@ type fieldSpec struct {
 	tag fieldTag
 }
 
-type planKey struct {
-	version int16
-	flex    bool
-}
-
-var (
-	typeInfos   sync.Map // reflect.Type -> *typeInfo
-	buildMu     sync.Mutex
-	unknownType = reflect.TypeFor[public.UnknownTags]()
-)
-
-// infoFor returns the parsed tags of struct type t.
-func infoFor(t reflect.Type) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
-	}
-	ti := parseType(t)
-	actual, _ := typeInfos.LoadOrStore(t, ti)
-	return actual.(*typeInfo)
-}
+var unknownType = reflect.TypeFor[public.UnknownTags]()
 
 func parseType(t reflect.Type) *typeInfo {
-	ti := &typeInfo{typ: t, unknown: -1, msg: messageTag{apiKey: -1, versions: public.AllVersions, flexible: public.NoVersions}}
+	ti := &typeInfo{typ: t, ptrType: runtimeType(reflect.PointerTo(t)), unknown: -1, msg: messageTag{apiKey: -1, versions: public.AllVersions, flexible: public.NoVersions}}
 	fail := func(f reflect.StructField, err *tagError) *typeInfo {
 		err.typ, err.field = t, f.Name
 		ti.err = err

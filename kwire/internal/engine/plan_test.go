@@ -17,7 +17,7 @@ type strHintMsg struct {
 // it: set by a message whose *string is present, cleared by one whose
 // *string is null.
 func TestStringHintFollowsTheLastMessage(t *testing.T) {
-	pl, err := rootPlan(reflect.TypeOf(strHintMsg{}), 0, "test")
+	_, pl, err := rootPlan(reflect.TypeOf(strHintMsg{}), 0, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

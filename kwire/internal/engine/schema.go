@@ -13,7 +13,7 @@ func SchemaOf(msg any, version int16) (*public.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl, err := rootPlan(t, version, "schema")
+	_, pl, err := rootPlan(t, version, "schema")
 	if err != nil {
 		return nil, err
 	}
