@@ -49,12 +49,12 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 // the struct to decode the body into; its tags decide the header version.
 // It is Decoder{}.ReadRequest.
 func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	return Decoder{}.ReadRequest(frame, newBody)
+	return engine.ReadRequest(engine.Options{}, frame, newBody)
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version. It is
 // Decoder{}.ReadResponse.
 func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	return Decoder{}.ReadResponse(frame, msg, version)
+	return engine.ReadResponse(engine.Options{}, frame, msg, version)
 }

@@ -18,7 +18,7 @@ import (
 // into room checked once.
 func appendRequestHeader(b []byte, h *public.RequestHeader) []byte {
 	cid := h.ClientID
-	if h.Version < 1 || cid == nil || len(*cid) > maxInlineCopy || h.UnknownTags.Len() != 0 {
+	if h.Version < 1 || cid == nil || len(*cid) > maxInlineCopy || *pointerOf(&h.UnknownTags).unknownFields() != nil {
 		b = append(b, 0, 0, 0, 0)
 		return appendRequestHeaderSlow(b, h)
 	}
