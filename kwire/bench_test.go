@@ -5,47 +5,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
 )
-
-// heartbeat has the shape of ConsumerGroupHeartbeatRequest v1.
-type heartbeat struct {
-	_                    struct{}         `kafka:"api=68,versions=0-1,flexible=0+"`
-	GroupID              string           `kafka:"v=0+"`
-	MemberID             string           `kafka:"v=0+"`
-	MemberEpoch          int32            `kafka:"v=0+"`
-	InstanceID           *string          `kafka:"v=0+,nullable=0+,default=null"`
-	RackID               *string          `kafka:"v=0+,nullable=0+,default=null"`
-	RebalanceTimeoutMs   int32            `kafka:"v=0+,default=-1"`
-	SubscribedTopicNames []string         `kafka:"v=0+,nullable=0+,default=null"`
-	SubscribedTopicRegex *string          `kafka:"v=1+,nullable=1+,default=null"`
-	ServerAssignor       *string          `kafka:"v=0+,nullable=0+,default=null"`
-	TopicPartitions      []heartbeatTopic `kafka:"v=0+,nullable=0+,default=null"`
-	UnknownTags          kwire.UnknownTags
-}
-
-type heartbeatTopic struct {
-	TopicID     kwire.UUID `kafka:"v=0+"`
-	Partitions  []int32    `kafka:"v=0+"`
-	UnknownTags kwire.UnknownTags
-}
-
-func newHeartbeat() *heartbeat {
-	h := &heartbeat{
-		GroupID:              "payments-consumers",
-		MemberID:             "aB3dE5fG7hI9jK1lM3nO5p",
-		MemberEpoch:          12,
-		RebalanceTimeoutMs:   45000,
-		SubscribedTopicNames: []string{"orders", "payments", "refunds"},
-	}
-	for i := 0; i < 3; i++ {
-		h.TopicPartitions = append(h.TopicPartitions, heartbeatTopic{TopicID: kwire.UUID{byte(i + 1)}, Partitions: []int32{0, 1, 2, 3}})
-	}
-	return h
-}
 
 // metadata has the shape of MetadataResponse v12.
 type metadata struct {
@@ -143,14 +109,14 @@ func benchDecode[T any](b *testing.B, msg *T, v int16) {
 	}
 }
 
-func BenchmarkEncodeHeartbeatV1(b *testing.B)    { benchEncode(b, newHeartbeat(), 1) }
-func BenchmarkDecodeHeartbeatV1(b *testing.B)    { benchDecode(b, newHeartbeat(), 1) }
+func BenchmarkEncodeHeartbeatV1(b *testing.B)    { benchEncode(b, wiretest.NewHeartbeat(), 1) }
+func BenchmarkDecodeHeartbeatV1(b *testing.B)    { benchDecode(b, wiretest.NewHeartbeat(), 1) }
 func BenchmarkEncodeMetadataV12(b *testing.B)    { benchEncode(b, newMetadata(), 12) }
 func BenchmarkDecodeMetadataV12(b *testing.B)    { benchDecode(b, newMetadata(), 12) }
 func BenchmarkEncodeMetadataV8(b *testing.B)     { benchEncode(b, newMetadata(), 8) }
 func BenchmarkDecodeMetadataV8(b *testing.B)     { benchDecode(b, newMetadata(), 8) }
 func BenchmarkSizeMetadataV12(b *testing.B)      { benchSize(b, newMetadata(), 12) }
-func BenchmarkEncodeFrameHeartbeat(b *testing.B) { benchFrame(b, newHeartbeat(), 1) }
+func BenchmarkEncodeFrameHeartbeat(b *testing.B) { benchFrame(b, wiretest.NewHeartbeat(), 1) }
 
 func benchSize(b *testing.B, msg any, v int16) {
 	_, err := kwire.Size(msg, v) // builds the plan outside the timing
@@ -183,7 +149,7 @@ func TestEncodeIntoReusedBufferAllocatesNothing(t *testing.T) {
 	for name, c := range map[string]struct {
 		msg any
 		v   int16
-	}{"heartbeat v1": {newHeartbeat(), 1}, "metadata v12": {newMetadata(), 12}, "metadata v8": {newMetadata(), 8}} {
+	}{"heartbeat v1": {wiretest.NewHeartbeat(), 1}, "metadata v12": {newMetadata(), 12}, "metadata v8": {newMetadata(), 8}} {
 		buf := make([]byte, 0, 1<<20)
 		allocs := testing.AllocsPerRun(50, func() {
 			var err error
@@ -236,7 +202,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := kwire.Marshal(newHeartbeat(), int16(g%2)); err != nil {
+				if _, err := kwire.Marshal(wiretest.NewHeartbeat(), int16(g%2)); err != nil {
 					t.Error(err)
 				}
 			}

@@ -100,20 +100,9 @@ package kwire
 // them to users).
 //
 // Repeated code that stays, as `duplicates` (run in kwire/) lists it, each
-// pair with why it is not one function:
+// pair with why it is not one function (the engine's are in
+// internal/engine/doc.go):
 //
-//   - decode.go's and encode.go's cases per width and per length form
-//     (decode.go cInt32 ~ cArrayStruct*, encode.go cInt32 ~ cInt16 ...):
-//     each case of the hot loops is written out so that it makes no call;
-//     a shared helper would be a call per field (interop/README.md has the
-//     rows that pin the loops' instruction counts).
-//   - pointer.go's typed accessors: one line a Go type is the point of
-//     the pointer type.
-//   - errors.go ~ record/errors.go and ~ pretty/parse.go: lists of
-//     different sentinels alike only in shape (errors.New per name); the
-//     ones record shares with kwire are kwire's own values.
-//   - decoder_test.go ~ layout_test.go: the same import block.
-//   - validate_test.go, wire_test.go, program_test.go, encode_test.go,
-//     bench_test.go: struct declarations alike in shape (kafka tags), each
-//     the input of its own tests; sharing them would tie unrelated tests
-//     to one type.
+//   - internal/public/errors.go ~ record/errors.go and ~ pretty/parse.go:
+//     lists of different sentinels alike only in shape (errors.New per
+//     name); the ones record shares with kwire are kwire's own values.

@@ -7,28 +7,25 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/kwirelabs/kwire/internal/wiretest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-// rawFrame is a size prefix and body.
-func rawFrame(body string) []byte {
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
-}
-
 func prefix(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 
 func TestSplitFrameBackToBack(t *testing.T) {
-	buf := append(append(rawFrame("first"), rawFrame("second!")...), rawFrame("thi")[:5]...)
+	buf := append(append(wiretest.Frame("first"), wiretest.Frame("second!")...), wiretest.Frame("thi")[:5]...)
 	f, used, err := kwire.SplitFrame(buf, 100)
 	require.NoError(t, err)
-	assert.Equal(t, rawFrame("first"), f)
+	assert.Equal(t, wiretest.Frame("first"), f)
 	assert.Equal(t, 9, used)
 	f, used2, err := kwire.SplitFrame(buf[used:], 100)
 	require.NoError(t, err)
-	assert.Equal(t, rawFrame("second!"), f)
+	assert.Equal(t, wiretest.Frame("second!"), f)
 	assert.Equal(t, 11, used2)
 	assert.Equal(t, len(f), cap(f), "a frame must not let appends reach the next one")
 
@@ -62,12 +59,12 @@ func TestSplitFrameRefusesBadPrefixes(t *testing.T) {
 		_, err = kwire.NewFrameReader(bytes.NewReader(prefix(tc.prefix)), 100).Next()
 		assert.ErrorIs(t, err, tc.want, "reader, prefix %d", tc.prefix)
 	}
-	_, _, err := kwire.SplitFrame(rawFrame(string(make([]byte, 100))), 100)
+	_, _, err := kwire.SplitFrame(wiretest.Frame(string(make([]byte, 100))), 100)
 	assert.NoError(t, err, "the limit itself is allowed")
 }
 
 func TestFrameReaderOneByteAtATime(t *testing.T) {
-	frames := [][]byte{rawFrame("a"), rawFrame(string(bytes.Repeat([]byte("xyz"), 5000))), rawFrame("tail")}
+	frames := [][]byte{wiretest.Frame("a"), wiretest.Frame(string(bytes.Repeat([]byte("xyz"), 5000))), wiretest.Frame("tail")}
 	stream := bytes.Join(frames, nil)
 	for name, r := range map[string]io.Reader{
 		"one byte a read": iotest.OneByteReader(bytes.NewReader(stream)),
@@ -87,7 +84,7 @@ func TestFrameReaderOneByteAtATime(t *testing.T) {
 
 func TestFrameReaderCutShort(t *testing.T) {
 	for _, cut := range []int{2, 4, 7} {
-		_, err := kwire.NewFrameReader(bytes.NewReader(rawFrame("abcdef")[:cut]), 0).Next()
+		_, err := kwire.NewFrameReader(bytes.NewReader(wiretest.Frame("abcdef")[:cut]), 0).Next()
 		assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut at %d", cut)
 	}
 	_, err := kwire.NewFrameReader(iotest.ErrReader(io.ErrClosedPipe), 0).Next()
@@ -136,7 +133,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // a read grows the buffer by doubling, about 2 MiB in all, rather than
 // taking a new, larger buffer for every read (9 MiB).
 func TestFrameReaderSmallReadsOfALargeFrame(t *testing.T) {
-	frame := rawFrame(string(bytes.Repeat([]byte("k"), 1<<20)))
+	frame := wiretest.Frame(string(bytes.Repeat([]byte("k"), 1<<20)))
 	cr := &chunkReader{r: bytes.NewReader(frame), seen: map[*byte]bool{}}
 	got, err := kwire.NewFrameReader(cr, 0).Next()
 	require.NoError(t, err)
@@ -146,9 +143,9 @@ func TestFrameReaderSmallReadsOfALargeFrame(t *testing.T) {
 
 func TestFrameReaderPeekThenNext(t *testing.T) {
 	client := "c"
-	req, err := kwire.AppendRequest(nil, newHeartbeat(), 1, 77, &client)
+	req, err := kwire.AppendRequest(nil, wiretest.NewHeartbeat(), 1, 77, &client)
 	require.NoError(t, err)
-	fr := kwire.NewFrameReader(iotest.OneByteReader(bytes.NewReader(append(req, rawFrame("x")...))), 0)
+	fr := kwire.NewFrameReader(iotest.OneByteReader(bytes.NewReader(append(req, wiretest.Frame("x")...))), 0)
 	head, err := fr.Peek(12)
 	require.NoError(t, err)
 	require.Len(t, head, 12)
@@ -160,7 +157,7 @@ func TestFrameReaderPeekThenNext(t *testing.T) {
 	assert.Equal(t, req, got)
 	head, err = fr.Peek(12) // a frame shorter than asked: all of it
 	require.NoError(t, err)
-	assert.Equal(t, rawFrame("x"), head)
+	assert.Equal(t, wiretest.Frame("x"), head)
 	_, _, _, err = kwire.PeekRequest(head)
 	assert.ErrorIs(t, err, kwire.ErrTruncated, "a 1-byte frame has no room for a request header")
 }
@@ -168,7 +165,7 @@ func TestFrameReaderPeekThenNext(t *testing.T) {
 // TestFrameReaderAllowEmpty: the raw SASL exchange answers with an
 // empty frame, which only a reader told so accepts.
 func TestFrameReaderAllowEmpty(t *testing.T) {
-	stream := append(prefix(0), rawFrame("next")...)
+	stream := append(prefix(0), wiretest.Frame("next")...)
 	_, err := kwire.NewFrameReader(bytes.NewReader(stream), 0).Next()
 	require.ErrorIs(t, err, kwire.ErrInvalidLength)
 	fr := kwire.NewFrameReader(bytes.NewReader(stream), 0)
@@ -179,5 +176,5 @@ func TestFrameReaderAllowEmpty(t *testing.T) {
 	fr.AllowEmpty = false
 	got, err = fr.Next()
 	require.NoError(t, err)
-	assert.Equal(t, rawFrame("next"), got)
+	assert.Equal(t, wiretest.Frame("next"), got)
 }

@@ -3,6 +3,7 @@
 package wiretest
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -47,4 +48,9 @@ func SameVerdict(t testing.TB, frame []byte, read, trace error) {
 	if r.Err != tr.Err || r.Type != tr.Type || r.Path != tr.Path || r.Offset != tr.Offset || (r.Op == "frame") != (tr.Op == "frame") {
 		t.Fatalf("read and trace fail differently on %x:\n read: %v\ntrace: %v", frame, read, trace)
 	}
+}
+
+// Frame is body behind a size prefix that counts it.
+func Frame(body string) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
 }

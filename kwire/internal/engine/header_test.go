@@ -1,9 +1,11 @@
-package kwire_test
+package engine_test
 
 import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/kwirelabs/kwire/internal/wiretest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,20 +13,20 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 )
 
-// taggedHeaderRequest is a heartbeat request frame whose header (v2)
+// taggedHeaderRequest is a wiretest.Heartbeat request frame whose header (v2)
 // holds client and a tagged field, and that header.
 func taggedHeaderRequest(t *testing.T, client string) (kwire.RequestHeader, []byte) {
 	t.Helper()
 	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client,
 		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 3, Data: []byte{1, 2}})}
-	frame, err := kwire.AppendRequestWithHeader(nil, h, newHeartbeat())
+	frame, err := kwire.AppendRequestWithHeader(nil, h, wiretest.NewHeartbeat())
 	require.NoError(t, err)
 	return h, frame
 }
 
 func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 	h, frame := taggedHeaderRequest(t, "proxy")
-	got, body, err := kwire.ReadRequest(frame, func(key, v int16) (any, error) { return new(heartbeat), nil })
+	got, body, err := kwire.ReadRequest(frame, func(key, v int16) (any, error) { return new(wiretest.Heartbeat), nil })
 	require.NoError(t, err)
 	assert.Equal(t, int16(68), got.APIKey)
 	assert.Equal(t, int16(2), got.Version)
@@ -47,7 +49,7 @@ func TestRequestHeaderTaggedFieldsRoundTrip(t *testing.T) {
 // length (from the start of the frame, size prefix included).
 func TestRequestClientIDErrors(t *testing.T) {
 	client := "proxy"
-	frame, err := kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client}, newHeartbeat())
+	frame, err := kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client}, wiretest.NewHeartbeat())
 	require.NoError(t, err)
 	const at = 12 // size 4, key 2, version 2, correlation id 4
 	setLength := func(n uint16) []byte {
@@ -65,7 +67,7 @@ func TestRequestClientIDErrors(t *testing.T) {
 		"below -1":       {setLength(0xfffe), kwire.ErrInvalidLength},
 		"past the frame": {setLength(uint16(len(frame))), kwire.ErrInvalidLength},
 	} {
-		_, _, err := kwire.ReadRequest(c.frame, func(key, v int16) (any, error) { return new(heartbeat), nil })
+		_, _, err := kwire.ReadRequest(c.frame, func(key, v int16) (any, error) { return new(wiretest.Heartbeat), nil })
 		var e *kwire.Error
 		require.ErrorAs(t, err, &e, name)
 		assert.ErrorIs(t, err, c.want, name)
@@ -81,7 +83,7 @@ func TestRequestClientIDErrors(t *testing.T) {
 // caller has only read that far; likewise for responses.
 func TestHeaderCutShortAgrees(t *testing.T) {
 	_, frame := taggedHeaderRequest(t, "ab")
-	newBody := func(int16, int16) (any, error) { return new(heartbeat), nil }
+	newBody := func(int16, int16) (any, error) { return new(wiretest.Heartbeat), nil }
 	const head, header = 4 + 8, 4 + 8 + 2 + 2 + 5 // size, key, version, correlation id; client id, tags
 	for n := 4; n < header; n++ {
 		cut := append([]byte(nil), frame[:n]...)
@@ -98,14 +100,14 @@ func TestHeaderCutShortAgrees(t *testing.T) {
 		}
 	}
 
-	resp, err := kwire.AppendResponse(nil, newHeartbeat(), 1, 5)
+	resp, err := kwire.AppendResponse(nil, wiretest.NewHeartbeat(), 1, 5)
 	require.NoError(t, err)
 	for n := 4; n < 4+4+1; n++ { // correlation id, tags
 		cut := append([]byte(nil), resp[:n]...)
 		binary.BigEndian.PutUint32(cut, uint32(n-4))
-		_, readErr := kwire.ReadResponse(cut, new(heartbeat), 1)
+		_, readErr := kwire.ReadResponse(cut, new(wiretest.Heartbeat), 1)
 		want := headerError(t, readErr, "ResponseHeader")
-		_, traceErr := kwire.TraceResponse(cut, new(heartbeat), 1)
+		_, traceErr := kwire.TraceResponse(cut, new(wiretest.Heartbeat), 1)
 		assert.Equal(t, want, headerError(t, traceErr, "ResponseHeader"), "trace, cut at %d", n)
 		if n < 8 {
 			_, peekErr := kwire.PeekResponse(cut)

@@ -1,9 +1,11 @@
-package kwire
+package engine_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kwirelabs/kwire/kwire"
 )
 
 type schemaPart struct {
@@ -14,7 +16,7 @@ type schemaPart struct {
 
 type schemaTopic struct {
 	Name       string       `kafka:"v=0+"`
-	ID         UUID         `kafka:"v=2+"`
+	ID         kwire.UUID   `kafka:"v=2+"`
 	Partitions []schemaPart `kafka:"v=0+"`
 }
 
@@ -25,11 +27,11 @@ type schemaMsg struct {
 	Leader   *schemaPart   `kafka:"v=0+,nullable=0+"`
 	Rack     *string       `kafka:"v=2+,tag=1,tagged=2+,nullable=2+,default=null"`
 	Note     string        `kafka:"v=3+,tag=0,tagged=3+"`
-	Unknown  UnknownTags
+	Unknown  kwire.UnknownTags
 }
 
 func TestSchemaByVersion(t *testing.T) {
-	names := func(s *Schema) string {
+	names := func(s *kwire.Schema) string {
 		var n []string
 		for _, f := range s.Fields {
 			n = append(n, f.Name+":"+f.Wire)
@@ -42,7 +44,7 @@ func TestSchemaByVersion(t *testing.T) {
 		2: "Throttle:int32 Topics:array Leader:nullable struct Rack:nullable_string",
 		3: "Throttle:int32 Topics:array Leader:nullable struct Note:string Rack:nullable_string",
 	} {
-		s, err := SchemaOf(&schemaMsg{}, v)
+		s, err := kwire.SchemaOf(&schemaMsg{}, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,14 +62,14 @@ func TestSchemaByVersion(t *testing.T) {
 			t.Errorf("v%d: topic element schema %+v", v, topic)
 		}
 	}
-	s, _ := SchemaOf(reflect.TypeOf(schemaMsg{}), 3)
+	s, _ := kwire.SchemaOf(reflect.TypeOf(schemaMsg{}), 3)
 	if f := s.Fields[3]; f.Tag != 0 || s.Fields[4].Tag != 1 || s.Fields[0].Tag != -1 || !s.Fields[4].Nullable {
 		t.Errorf("tags: %+v", s.Fields)
 	}
-	if _, err := SchemaOf(&schemaMsg{}, 4); err == nil {
+	if _, err := kwire.SchemaOf(&schemaMsg{}, 4); err == nil {
 		t.Error("SchemaOf accepted version 4")
 	}
-	if _, err := SchemaOf(3, 0); err == nil {
+	if _, err := kwire.SchemaOf(3, 0); err == nil {
 		t.Error("SchemaOf accepted an int")
 	}
 }
@@ -81,10 +83,10 @@ func TestWalkPaths(t *testing.T) {
 		Leader: &schemaPart{ErrorCode: 3},
 	}
 	var got []string
-	err := Walk(msg, 0, func(p *Path, f *Field, v reflect.Value) error {
+	err := kwire.Walk(msg, 0, func(p *kwire.Path, f *kwire.Field, v reflect.Value) error {
 		got = append(got, p.String())
 		if f.Name == "Leader" {
-			return SkipChildren
+			return kwire.SkipChildren
 		}
 		return nil
 	})
@@ -99,7 +101,7 @@ func TestWalkPaths(t *testing.T) {
 	}
 
 	got = nil
-	_ = Walk(msg, 2, func(p *Path, f *Field, v reflect.Value) error {
+	_ = kwire.Walk(msg, 2, func(p *kwire.Path, f *kwire.Field, v reflect.Value) error {
 		if f.Name == "ErrorCode" {
 			got = append(got, p.Names()+"@"+string(rune('0'+p.Depth())))
 		}
@@ -109,11 +111,11 @@ func TestWalkPaths(t *testing.T) {
 		t.Errorf("names: %q", got)
 	}
 
-	stop := Walk(msg, 0, func(p *Path, f *Field, v reflect.Value) error { return ErrTruncated })
-	if stop != ErrTruncated {
+	stop := kwire.Walk(msg, 0, func(p *kwire.Path, f *kwire.Field, v reflect.Value) error { return kwire.ErrTruncated })
+	if stop != kwire.ErrTruncated {
 		t.Errorf("Walk returned %v, want the callback's error", stop)
 	}
-	if err := Walk((*schemaMsg)(nil), 0, func(*Path, *Field, reflect.Value) error { return nil }); err == nil {
+	if err := kwire.Walk((*schemaMsg)(nil), 0, func(*kwire.Path, *kwire.Field, reflect.Value) error { return nil }); err == nil {
 		t.Error("Walk accepted a nil pointer")
 	}
 }
@@ -125,7 +127,7 @@ type schemaTree struct {
 
 // A type that contains itself gives a schema that points back to itself.
 func TestSchemaRecursive(t *testing.T) {
-	s, err := SchemaOf(schemaTree{}, 0)
+	s, err := kwire.SchemaOf(schemaTree{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestSchemaRecursive(t *testing.T) {
 	}
 	tree := schemaTree{Name: "root", Children: []schemaTree{{Name: "a", Children: []schemaTree{{Name: "b"}}}}}
 	var got []string
-	_ = Walk(&tree, 0, func(p *Path, f *Field, v reflect.Value) error {
+	_ = kwire.Walk(&tree, 0, func(p *kwire.Path, f *kwire.Field, v reflect.Value) error {
 		if f.Name == "Name" {
 			got = append(got, p.String()+"="+v.String())
 		}
@@ -153,17 +155,17 @@ type schemaRace struct {
 
 // Schemas are built on first use from any goroutine; run with -race.
 func TestSchemaConcurrentFirstUse(t *testing.T) {
-	done := make(chan *Schema, 20)
+	done := make(chan *kwire.Schema, 20)
 	for i := 0; i < 20; i++ {
 		go func(v int16) {
-			s, err := SchemaOf(&schemaRace{}, v)
+			s, err := kwire.SchemaOf(&schemaRace{}, v)
 			if err != nil {
 				t.Error(err)
 			}
 			done <- s
 		}(int16(i % 10))
 	}
-	byVersion := map[int16]*Schema{}
+	byVersion := map[int16]*kwire.Schema{}
 	for i := 0; i < 20; i++ {
 		s := <-done
 		if prev, ok := byVersion[s.Version]; ok && prev != s {

@@ -1,9 +1,11 @@
-package kwire_test
+package engine_test
 
 import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	"github.com/kwirelabs/kwire/internal/wiretest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,13 +24,13 @@ func TestNotAMessage(t *testing.T) {
 		writes = "need a non-nil pointer to a struct"
 		types  = "need a struct, a pointer to one, or a reflect.Type of either"
 	)
-	var nilPtr *heartbeat
+	var nilPtr *wiretest.Heartbeat
 	body := func(msg any) func(int16, int16) (any, error) {
 		return func(int16, int16) (any, error) { return msg, nil }
 	}
-	frame, err := kwire.AppendRequest(nil, newHeartbeat(), 1, 7, nil)
+	frame, err := kwire.AppendRequest(nil, wiretest.NewHeartbeat(), 1, 7, nil)
 	require.NoError(t, err)
-	resp, err := kwire.AppendResponse(nil, newHeartbeat(), 1, 7)
+	resp, err := kwire.AppendResponse(nil, wiretest.NewHeartbeat(), 1, 7)
 	require.NoError(t, err)
 	noWalk := func(*kwire.Path, *kwire.Field, reflect.Value) error { return nil }
 	for _, c := range []struct {
@@ -54,14 +56,14 @@ func TestNotAMessage(t *testing.T) {
 		{"TraceRequest", reads, func(m any) error { _, err := kwire.TraceRequest(frame, body(m)); return err }, []any{nil, 42, nilPtr}},
 		{"TraceResponse", reads, func(m any) error { _, err := kwire.TraceResponse(resp, m, 1); return err }, []any{nil, 42, nilPtr}},
 		{"Walk", reads, func(m any) error { return kwire.Walk(m, 1, noWalk) }, []any{nil, 42, nilPtr}},
-		{"Unmarshal", writes, func(m any) error { return kwire.Unmarshal(nil, m, 1) }, []any{nil, 42, nilPtr, heartbeat{}}},
-		{"Decoder.Unmarshal", writes, func(m any) error { return kwire.Decoder{Exact: true}.Unmarshal(nil, m, 1) }, []any{nil, 42, nilPtr, heartbeat{}}},
-		{"ReadRequest", writes, func(m any) error { _, _, err := kwire.ReadRequest(frame, body(m)); return err }, []any{nil, 42, nilPtr, heartbeat{}}},
-		{"ReadResponse", writes, func(m any) error { _, err := kwire.ReadResponse(resp, m, 1); return err }, []any{nil, 42, nilPtr, heartbeat{}}},
-		{"FillMinimal", writes, func(m any) error { return kwire.FillMinimal(m, 1) }, []any{nil, 42, nilPtr, heartbeat{}}},
+		{"Unmarshal", writes, func(m any) error { return kwire.Unmarshal(nil, m, 1) }, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
+		{"Decoder.Unmarshal", writes, func(m any) error { return kwire.Decoder{Exact: true}.Unmarshal(nil, m, 1) }, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
+		{"ReadRequest", writes, func(m any) error { _, _, err := kwire.ReadRequest(frame, body(m)); return err }, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
+		{"ReadResponse", writes, func(m any) error { _, err := kwire.ReadResponse(resp, m, 1); return err }, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
+		{"FillMinimal", writes, func(m any) error { return kwire.FillMinimal(m, 1) }, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
 		{"FillRandom", writes, func(m any) error {
 			return kwire.FillRandom(rand.New(rand.NewSource(1)), m, 1, kwire.RandomOptions{})
-		}, []any{nil, 42, nilPtr, heartbeat{}}},
+		}, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
 		{"Validate", types, func(m any) error { return kwire.Validate(m) }, []any{nil, 42, reflect.TypeOf(42)}},
 		{"Describe", types, func(m any) error { _, err := kwire.Describe(m); return err }, []any{nil, 42, reflect.TypeOf(42)}},
 		{"SchemaOf", types, func(m any) error { _, err := kwire.SchemaOf(m, 1); return err }, []any{nil, 42, reflect.TypeOf(42)}},
