@@ -80,13 +80,20 @@
 //	introspection  SchemaOf, Describe (schema.go), Walk (walk.go), Validate
 //	               (validate.go), LayoutRequest, TraceRequest and the Node
 //	               tree (layout.go)
-//	errors         Error and the sentinels (errors.go); ErrNotAMessage,
-//	               for anything not a message, comes from message.go
+//	errors         Error and the sentinels (errors.go)
+//
+// The codec behind these functions is the engine, kwire/internal/engine,
+// which holds (the plan cache, plans, the wire-type table, the
+// encode, decode and size loops, the tracer, the fillers; its doc.go maps
+// it a file a line); the types kwire shows that the engine uses too are
+// defined in kwire/internal/public and re-exported here under the same
+// names.
 //
 // A request or response header that is cut short or malformed is an
 // *Error with Op "frame", the header's type, the field and its offset,
 // alike from ReadRequest, TraceRequest and, for the part it reads,
-// PeekRequest (header.go holds the one reader of each header).
+// PeekRequest (the engine's header.go holds the one reader of each
+// header).
 //
 // Go types give the rest: int8, int16, int32, int64, uint16, uint32,
 // float64, bool, string, *string (nullable), []byte, UUID, slices of any
