@@ -44,11 +44,9 @@ package engine
 //     each case of the hot loops is written out so that it makes no call;
 //     a shared helper would be a call per field (interop/README.md has the
 //     rows that pin the loops' instruction counts).
-//   - pointer.go's typed accessors: one line a Go type is the point of
-//     the pointer type.
-//   - validate_test.go, wire_test.go, tag_test.go, program_test.go,
-//     encode_test.go: struct declarations alike in shape (kafka tags), each
-//     the input of its own tests; sharing them would tie unrelated tests
-//     to one type. validate_test.go's table rows are alike likewise.
-//   - reset_test.go ~ kwire/trace_agree_test.go: the same import block and
-//     loop over messages.APIs(), each test a different check.
+//   - validate_test.go, wire_test.go, tag_test.go, cache_test.go,
+//     wiretype_test.go, program_test.go, encode_test.go: struct
+//     declarations alike in shape (kafka tags), each the input of its own
+//     tests; sharing them would tie unrelated tests to one type.
+//     validate_test.go's table rows are alike likewise.
+//   - trace_test.go ~ wire_test.go: the same import block.
