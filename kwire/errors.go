@@ -33,4 +33,7 @@ var (
 // Error says where encoding or decoding failed: the field path inside the
 // message (TopicPartitions[0].Partitions[2]) and, when decoding, the byte
 // offset in the input.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.Error
 type Error = public.Error

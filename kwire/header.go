@@ -3,9 +3,15 @@ package kwire
 import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
 // RequestHeader is the header in front of every request body.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.RequestHeader
 type RequestHeader = public.RequestHeader
 
 // ResponseHeader is the header in front of every response body.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.ResponseHeader
 type ResponseHeader = public.ResponseHeader
 
 // RequestHeaderVersion is the request header version Kafka uses for a

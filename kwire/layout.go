@@ -7,6 +7,9 @@ import (
 
 // Node is one piece of an encoded message as Layout shows it: where it
 // sits in the bytes, how long it is, its wire type and its value.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.Node
 type Node = public.Node
 
 // LayoutRequest encodes msg as a request frame and returns the frame and

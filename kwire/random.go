@@ -8,6 +8,9 @@ import (
 )
 
 // RandomOptions bounds FillRandom.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.RandomOptions
 type RandomOptions = public.RandomOptions
 
 // FillRandom sets msg (a pointer to a message struct) to a random legal

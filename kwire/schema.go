@@ -11,9 +11,15 @@ import (
 // it agrees with Marshal and Unmarshal. Tools that show or inspect values
 // (JSON, summaries, error scans) work from it rather than from the struct
 // tags.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.Schema
 type Schema = public.Schema
 
 // Field is one field of a Schema (or, as Field.Elem, an array's element).
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.Field
 type Field = public.Field
 
 // SchemaOf returns the schema of msg's type (a struct, a pointer to one,
@@ -23,6 +29,9 @@ type Field = public.Field
 func SchemaOf(msg any, version int16) (*Schema, error) { return engine.SchemaOf(msg, version) }
 
 // MessageInfo is what a message struct's `_ struct{}` tag declares.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.MessageInfo
 type MessageInfo = public.MessageInfo
 
 // Describe returns the message facts of msg's type (a struct, a pointer to

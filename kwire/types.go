@@ -3,10 +3,16 @@ package kwire
 import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
 // UUID is Kafka's 16-byte uuid type, written as its raw bytes.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.UUID
 type UUID = public.UUID
 
 // TaggedField is one tagged field as it appears on the wire: its tag
 // number and its raw (still encoded) value.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.TaggedField
 type TaggedField = public.TaggedField
 
 // UnknownTags holds the tagged fields a struct does not declare, in
@@ -17,6 +23,9 @@ type TaggedField = public.TaggedField
 // every element of a decoded array carries the field, so a 24-byte slice
 // header would triple the size of a struct of a few numbers. The zero
 // value holds no fields.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.UnknownTags
 type UnknownTags = public.UnknownTags
 
 // NewUnknownTags holds fields, which must be in ascending tag order (the

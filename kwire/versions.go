@@ -4,6 +4,9 @@ import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
 // VersionRange is a closed range of versions as Kafka's schemas write
 // them: "0+", "3-5", "7" or "none". An empty range has Min > Max.
+//
+// Its fields and methods are documented where it is defined:
+// go doc github.com/kwirelabs/kwire/kwire/internal/public.VersionRange
 type VersionRange = public.VersionRange
 
 // NoVersions is the empty range ("none").
