@@ -121,26 +121,9 @@ func (d *decodeState) readUvarintLong(bits uint) (uint64, error) {
 // hold.
 func (d *decodeState) readLength(compact, wide bool, unit int) (int, error) {
 	start := d.off
-	var n int64
-	switch {
-	case compact:
-		u, err := d.readUvarint()
-		if err != nil {
-			return 0, err
-		}
-		n = int64(u) - 1
-	case wide:
-		if d.remaining() < 4 {
-			return 0, d.truncated(4)
-		}
-		n = int64(int32(binary.BigEndian.Uint32(d.src[d.off:])))
-		d.off += 4
-	default:
-		if d.remaining() < 2 {
-			return 0, d.truncated(2)
-		}
-		n = int64(int16(binary.BigEndian.Uint16(d.src[d.off:])))
-		d.off += 2
+	n, err := d.readLengthForm(compact, wide)
+	if err != nil {
+		return 0, err
 	}
 	if n < -1 {
 		return 0, newFieldError(public.ErrInvalidLength, start, "length %d", n)
@@ -299,273 +282,6 @@ func (d *decodeState) chargeBudget(n int) error {
 	return nil
 }
 
-// decodeStruct reads the struct at p as plan pl describes it, running the
-// plan's compiled program (program.go) up to its end instruction, with
-// the input and the offset in locals. Each case is the common form only (a
-// one-byte compact length, a value that fits, room left in the arena);
-// anything else, errors included, reads the field again from its start
-// through the general path over its field plan (decodeInstr), so both give the
-// same values and errors.
-//
-// Nested structs and arrays of them run in the same loop, their parents
-// kept on a small stack (structStack, as encode keeps them); deeper ones
-// recurse through the general path. The cases make no call, and every
-// call (the general path, the tag section, defaults, an array's storage)
-// takes the loop's state and hands it back: keeping the input across
-// calls measured more instructions (interop/README.md, issue #11).
-func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
-	if pl.hasDefaults {
-		pl, p = pl.withDefaults(p)
-	}
-	var st structStack // the parents of the struct at p
-	var err error
-	off := d.off
-	in := first(pl.prog) // the program ends with an end instruction
-	for {
-		src := d.src
-		switch in.code {
-		case cSlow: // the general path, below the switch
-		case cFixedRun:
-			if len(src)-off < int(in.n) {
-				break
-			}
-			b := sliceData(src[off:])
-			rc := as[fixedRunCode](in.ref)
-			run := rc.slots
-			j, end := 0, rc.n16
-			for ; j < end; j++ {
-				*p.add(uintptr(run[j].off)).uuid() = *b.add(uintptr(run[j].at)).uuid()
-			}
-			for end += rc.n8; j < end; j++ {
-				*p.add(uintptr(run[j].off)).uint64() = binary.BigEndian.Uint64(b.add(uintptr(run[j].at)).block8()[:])
-			}
-			for end += rc.n4; j < end; j++ {
-				*p.add(uintptr(run[j].off)).uint32() = get32(b.add(uintptr(run[j].at)))
-			}
-			for end += rc.n2; j < end; j++ {
-				*p.add(uintptr(run[j].off)).uint16() = get16(b.add(uintptr(run[j].at)))
-			}
-			for ; j < len(run); j++ {
-				v := *b.add(uintptr(run[j].at)).uint8()
-				if run[j].boolean {
-					if v > 1 && d.exact {
-						goto slow
-					}
-					v = min(v, 1)
-				}
-				*p.add(uintptr(run[j].off)).uint8() = v
-			}
-			off, in = off+int(in.n), advance(in)
-			continue
-		case cInt32:
-			if len(src)-off >= 4 {
-				*p.add(in.off).uint32() = binary.BigEndian.Uint32(src[off:])
-				off, in = off+4, advance(in)
-				continue
-			}
-		case cStringCompact, cStringClassic:
-			var n, next int
-			if in.code == cStringClassic {
-				n, next = classicLength(src, off, 2)
-			} else {
-				n, next = compactLength(src, off)
-			}
-			if n == 0 {
-				*p.add(in.off).string() = ""
-				off, in = next, advance(in)
-				continue
-			}
-			// Not null, in the input, short, room in the arena's chunk.
-			if n > 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) {
-				buf := sliceData(d.strArena)
-				d.strArena = d.strArena[n:]
-				copyShort(buf, 0, sliceData(src[next:]), n)
-				*p.add(in.off).string() = buf.stringOf(n)
-				off, in = next+n, advance(in)
-				continue
-			}
-		case cNullStringCompact, cNullStringClassic:
-			var n, next int
-			if in.code == cNullStringClassic {
-				n, next = classicLength(src, off, 2)
-			} else {
-				n, next = compactLength(src, off)
-			}
-			if n == -1 && in.nullable {
-				*p.add(in.off).stringPtr() = nil
-				off, in = next, advance(in)
-				continue
-			}
-			if n >= 0 && n <= len(src)-next && n <= maxInlineCopy && n <= len(d.strArena) && len(d.strPtrs) != 0 {
-				sp := &d.strPtrs[0]
-				d.strPtrs = d.strPtrs[1:]
-				if n > 0 {
-					buf := sliceData(d.strArena)
-					d.strArena = d.strArena[n:]
-					copyShort(buf, 0, sliceData(src[next:]), n)
-					*sp = buf.stringOf(n)
-				}
-				*p.add(in.off).stringPtr() = sp
-				off, in = next+n, advance(in)
-				continue
-			}
-		case cInt16:
-			if len(src)-off >= 2 {
-				*p.add(in.off).uint16() = binary.BigEndian.Uint16(src[off:])
-				off, in = off+2, advance(in)
-				continue
-			}
-		case cInt64:
-			if len(src)-off >= 8 {
-				*p.add(in.off).uint64() = binary.BigEndian.Uint64(src[off:])
-				off, in = off+8, advance(in)
-				continue
-			}
-		case cInt8:
-			if off < len(src) {
-				*p.add(in.off).uint8() = src[off]
-				off, in = off+1, advance(in)
-				continue
-			}
-		case cBool:
-			if off < len(src) && (src[off] <= 1 || !d.exact) {
-				*p.add(in.off).bool() = src[off] != 0
-				off, in = off+1, advance(in)
-				continue
-			}
-		case cUUID:
-			if len(src)-off >= 16 {
-				*p.add(in.off).uuid() = public.UUID(src[off : off+16])
-				off, in = off+16, advance(in)
-				continue
-			}
-		case cArrayStructCompact, cArrayStructClassic:
-			// Empty, null and the elements in this loop; any other
-			// length, an array the bytes left cannot hold, or one past
-			// the stack through decodeInstr (decodeArray).
-			var n, next int
-			if in.code == cArrayStructClassic {
-				n, next = classicLength(src, off, 4)
-			} else {
-				n, next = compactLength(src, off)
-			}
-			if n == 0 {
-				*p.add(in.off).slice() = sliceHeader{data: pointerOf(&zeroSizedValue)}
-				off, in = next, advance(in)
-				continue
-			}
-			if n == -1 && in.nullable {
-				*p.add(in.off).slice() = sliceHeader{}
-				off, in = next, advance(in)
-				continue
-			}
-			if sub := in.plan(); n > 0 && st.depth < stackDepth && uint64(n)*uint64(max(1, sub.minWire)) <= uint64(len(src)-next) {
-				// Enter the array: the parent on the stack, the
-				// elements' storage, the first element.
-				st.push(pl, p, in, n)
-				d.off = next
-				data, err := d.structElems(sub, uintptr(in.n), n)
-				if err != nil {
-					st.depth--
-					f := &st.frames[st.depth]
-					return st.within(within(err, f.pl.fieldOf(f.in).name))
-				}
-				f := &st.frames[st.depth-1]
-				*f.p.add(f.in.off).slice() = sliceHeader{data: data, len: n, cap: n}
-				if sub.hasDefaults {
-					sub.applyDefaults(data)
-				}
-				pl, p, in, off = sub, data, first(sub.prog), next
-				continue
-			}
-		case cArrayInt32Compact, cArrayInt32Classic:
-			var n, next int
-			if in.code == cArrayInt32Classic {
-				n, next = classicLength(src, off, 4)
-			} else {
-				n, next = compactLength(src, off)
-			}
-			if n == 0 {
-				*p.add(in.off).slice() = sliceHeader{data: pointerOf(&zeroSizedValue)}
-				off, in = next, advance(in)
-				continue
-			}
-			if n > 0 && n <= (len(src)-next)/4 && len(d.int32s) >= n {
-				vals := d.int32s[:n:n]
-				d.int32s = d.int32s[n:]
-				from := sliceData(src[next:])
-				for j := range vals {
-					vals[j] = int32(get32(from.at(4 * j)))
-				}
-				*p.add(in.off).int32s() = vals
-				off, in = next+4*n, advance(in)
-				continue
-			}
-		case cBytesCompact, cBytesClassic:
-			n, next := -2, off
-			if in.code == cBytesClassic {
-				n, next = classicLength(src, off, 4)
-			} else if len(src)-off >= 3 {
-				// The lengths of records, up to 2 MiB in three bytes; any
-				// other form takes the general path (TestRecordsLengthAgrees).
-				b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
-				switch {
-				case b0 < 0x80:
-					n, next = int(b0)-1, off+1
-				case b1 < 0x80 && b1 != 0:
-					n, next = int(b0&0x7f|b1<<7)-1, off+2
-				case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
-					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
-				}
-			}
-			if n >= 0 && n <= len(src)-next && in.records { // records may alias the input
-				*p.add(in.off).bytes() = src[next : next+n : next+n]
-				off, in = next+n, advance(in)
-				continue
-			}
-		case cStruct:
-			if sub := in.plan(); !sub.hasDefaults && st.depth < stackDepth {
-				st.push(pl, p, in, 1)
-				pl, p, in = sub, p.add(in.off), first(sub.prog)
-				continue
-			}
-		case cEndNone:
-			goto end
-		case cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks: // flexible
-			if off < len(src) && src[off] == 0 {
-				off++ // no tagged fields, the common case
-				goto end
-			}
-		}
-	slow:
-		// The general path: one call site for every case above that did
-		// not take its common form, and for the codes that have no case.
-		if pl, p, in, off, err = d.decodeInstr(pl, p, in, off, &st); err != nil {
-			return st.within(err)
-		}
-		if in != nil {
-			continue
-		}
-	end: // of a struct: the next element, back to the parent, or done
-		if st.depth == 0 {
-			d.off = off
-			return nil
-		}
-		if f := &st.frames[st.depth-1]; f.left > 1 {
-			f.left--
-			p = p.add(uintptr(f.in.n))
-			if pl.hasDefaults {
-				pl, p = pl.withDefaults(p)
-			}
-			in = first(pl.prog)
-			continue
-		}
-		st.depth--
-		f := &st.frames[st.depth]
-		pl, p, in = f.pl, f.p, advance(f.in)
-	}
-}
-
 // decodeInstr runs instruction in of pl's program, for the struct at p,
 // at off, by the general path, and hands decodeStruct's loop its state
 // back: the next instruction (nil after the struct's tag section) and
@@ -600,7 +316,7 @@ func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *s
 		// length read as the loop reads it.
 		n, next := compactLength(d.src, off)
 		if in.code == cStringClassic || in.code == cNullStringClassic {
-			n, next = classicLength(d.src, off, 2)
+			n, next = int16Length(d.src, off)
 		}
 		if n < 0 || n > len(d.src)-next {
 			break // null, too long, malformed
@@ -619,7 +335,7 @@ func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *s
 	case cArrayStringCompact, cArrayStringClassic:
 		n, next := compactLength(d.src, off)
 		if in.code == cArrayStringClassic {
-			n, next = classicLength(d.src, off, 4)
+			n, next = int32Length(d.src, off)
 		}
 		o := pl.fieldOf(in)
 		if n <= 0 || uint64(n)*uint64(o.elemMinWire) > uint64(len(d.src)-next) {
@@ -679,7 +395,7 @@ func (pl *plan) applyDefaults(p pointer) {
 func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 	n, next := compactLength(d.src, d.off)
 	if !e.compact {
-		n, next = classicLength(d.src, d.off, 2)
+		n, next = int16Length(d.src, d.off)
 	}
 	if n <= 0 || n > len(d.src)-next || len(d.strArena) < n {
 		return d.decodeValue(e, pointerOf(s)) // empty, null, too long, a new chunk
@@ -705,29 +421,6 @@ func (d *decodeState) decodeField(pl *plan, i int, p pointer, off int) (int, err
 		return d.off, within(err, o.name)
 	}
 	return d.off, nil
-}
-
-// compactLength reads a one-byte compact length (a uvarint holding n+1)
-// at off for the program's fast cases: n and the offset after it. Any
-// other length (longer, truncated) comes back as -2, for the case to leave
-// to the general path.
-func compactLength(src []byte, off int) (n, next int) {
-	if off < len(src) && src[off] < 0x80 {
-		return int(src[off]) - 1, off + 1
-	}
-	return -2, off
-}
-
-// classicLength reads an int16 (width 2) or int32 (width 4) length at off:
-// n and the offset after it, -2 when the input is too short.
-func classicLength(src []byte, off, width int) (n, next int) {
-	if len(src)-off < width {
-		return -2, off
-	}
-	if width == 2 {
-		return int(int16(binary.BigEndian.Uint16(src[off:]))), off + 2
-	}
-	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
 }
 
 // decodeValue reads one field or array element into fp, by its wire

@@ -114,7 +114,7 @@ func (d *decodeState) readRequestHeaderRest(h *public.RequestHeader) error {
 		// so that neither the header nor the pointer moves to the heap.
 		// The length as decodeStruct reads it; cut short or out of
 		// range, readLength reads it again for the error.
-		n, next := classicLength(d.src, d.off, 2)
+		n, next := int16Length(d.src, d.off)
 		if n < -1 || n > len(d.src)-next {
 			_, err := d.readLength(false, false, 1)
 			return within(err, "ClientID")

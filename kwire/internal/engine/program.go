@@ -11,7 +11,9 @@ import (
 // structs ...), so that encode, size and decode run short call-free cases
 // for the common forms and reach the general code over the field plan only for the
 // rare ones. Instruction i is pl.hot[i] compiled: the field plan keeps the name and
-// everything else an error message or a rare path needs.
+// everything else an error message or a rare path needs. The cases are
+// generated (codec_gen.go) from one description of the wire forms
+// (genforms/forms.go): a code's name is its payload and length form.
 
 // code is an instruction's wire form.
 type code uint8

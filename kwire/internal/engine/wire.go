@@ -45,27 +45,3 @@ func appendInt16(b []byte, v int16) []byte { return binary.BigEndian.AppendUint1
 func appendInt32(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
 
 func appendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
-
-// appendLength writes a length prefix: compact (uvarint n+1, 0 for null)
-// or classic (int16 or int32, -1 for null). n < 0 means null.
-func appendLength(b []byte, n int, compact, wide bool) []byte {
-	switch {
-	case compact:
-		return appendUvarint(b, uint32(n+1))
-	case wide:
-		return appendInt32(b, int32(n))
-	default:
-		return appendInt16(b, int16(n))
-	}
-}
-
-func lengthSize(n int, compact, wide bool) int {
-	switch {
-	case compact:
-		return uvarintSize(uint32(n + 1))
-	case wide:
-		return 4
-	default:
-		return 2
-	}
-}
