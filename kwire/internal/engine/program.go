@@ -420,7 +420,7 @@ func (c *checkList) add(off, size uintptr, bits uint64) {
 	}
 }
 
-// loadWidth is the widest load, at most size bytes (1, 2, 4 or 8), that
+// loadWidth is the widest load or store, at most size bytes (1, 2, 4 or 8), that
 // Go's alignment of that width holds at offset off inside a struct
 // aligned to align: what an unsigned integer of n bytes needs, there.
 func loadWidth(off, align, size uintptr) uintptr {

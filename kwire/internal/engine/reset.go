@@ -21,6 +21,12 @@ type clearSlot struct {
 
 // resetList is what pl's reset clears in the struct at base.
 func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
+	return resetIn(pl, base, uintptr(pl.typ.Align()), out)
+}
+
+// resetIn is resetList for pl's struct at base inside a struct aligned to
+// align: the clears are stores no wider than that alignment holds.
+func resetIn(pl *plan, base, align uintptr, out []clearSlot) []clearSlot {
 	written := map[uintptr]*fieldPlan{}
 	for _, o := range pl.fields {
 		written[o.offset] = o
@@ -33,18 +39,19 @@ func resetList(pl *plan, base uintptr, out []clearSlot) []clearSlot {
 		o := written[f.Offset]
 		switch {
 		case o == nil:
-			out = clearsFor(f.Type, base+f.Offset, out)
+			out = clearsFor(f.Type, base+f.Offset, align, out)
 		case o.kind == kStruct:
-			out = resetList(o.sub, base+f.Offset, out)
+			out = resetIn(o.sub, base+f.Offset, align, out)
 		}
 	}
 	return out
 }
 
-// clearsFor appends the slots that zero a value of type t at off. Its
-// pointer words are cleared as pointers and its length words as scalars,
-// at the offsets of the header types (pointer.go).
-func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
+// clearsFor appends the slots that zero a value of type t at off in a
+// struct aligned to align. Its pointer words are cleared as pointers and
+// its length words as scalars, at the offsets of the header types
+// (pointer.go).
+func clearsFor(t reflect.Type, off, align uintptr, out []clearSlot) []clearSlot {
 	ptr := func(at uintptr) { out = append(out, clearSlot{off: at, size: ptrSize, ptr: true}) }
 	switch t.Kind() {
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
@@ -52,10 +59,10 @@ func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
 		return out
 	case reflect.String:
 		ptr(off)
-		return scalarClears(off+stringLenOff, intSize, out)
+		return scalarClears(off+stringLenOff, intSize, align, out)
 	case reflect.Slice:
 		ptr(off)
-		return scalarClears(off+sliceLenOff, sliceSize-sliceLenOff, out)
+		return scalarClears(off+sliceLenOff, sliceSize-sliceLenOff, align, out)
 	case reflect.Interface:
 		ptr(off + ifaceTypeOff)
 		ptr(off + ifaceDataOff)
@@ -63,32 +70,35 @@ func clearsFor(t reflect.Type, off uintptr, out []clearSlot) []clearSlot {
 	case reflect.Struct:
 		if hasPointers(t) {
 			for i := 0; i < t.NumField(); i++ {
-				out = clearsFor(t.Field(i).Type, off+t.Field(i).Offset, out)
+				out = clearsFor(t.Field(i).Type, off+t.Field(i).Offset, align, out)
 			}
 			return out
 		}
 	case reflect.Array:
 		if hasPointers(t) {
 			for i := 0; i < t.Len(); i++ {
-				out = clearsFor(t.Elem(), off+uintptr(i)*t.Elem().Size(), out)
+				out = clearsFor(t.Elem(), off+uintptr(i)*t.Elem().Size(), align, out)
 			}
 			return out
 		}
 	}
-	return scalarClears(off, t.Size(), out)
+	return scalarClears(off, t.Size(), align, out)
 }
 
-// scalarClears zeroes size bytes without pointers at off: aligned words
-// and halves for small stretches, one clear for a long one.
-func scalarClears(off, size uintptr, out []clearSlot) []clearSlot {
+// scalarClears zeroes size bytes without pointers at off in a struct
+// aligned to align: for a small stretch, the widest stores that offset and
+// alignment hold (loadWidth), as an unaligned one faults on mips64; one
+// clear for a long one.
+func scalarClears(off, size, align uintptr, out []clearSlot) []clearSlot {
 	if size > 32 {
 		return append(out, clearSlot{off: off, size: size})
 	}
 	for size > 0 {
 		w := uintptr(8)
-		for w > size || off%w != 0 {
+		for w > size {
 			w /= 2
 		}
+		w = loadWidth(off, align, w)
 		out = append(out, clearSlot{off: off, size: w})
 		off, size = off+w, size-w
 	}

@@ -130,3 +130,34 @@ func TestResetStaysInsideTheMessage(t *testing.T) {
 		t.Errorf("not reset: %+v %+v %+v", s.M, b.M, a.M)
 	}
 }
+
+// quadMessage has no field Go aligns to 8, so it is 4-aligned on every
+// machine; the UUID that v0 lacks sits at offset 8.
+type quadMessage struct {
+	_  struct{}   `kafka:"versions=0-1"`
+	A  int32      `kafka:"v=1+"`
+	B  int32      `kafka:"v=1+"`
+	ID kwire.UUID `kafka:"v=1+"`
+	C  int32      `kafka:"v=0+"`
+}
+
+// Resetting a message that is only 4-aligned, at an address that is not
+// 8-aligned, clears the UUID without an 8-byte store (which faults on
+// mips64).
+func TestResetOfA4AlignedMessage(t *testing.T) {
+	type outer struct {
+		X int32
+		M quadMessage // at offset 4
+	}
+	outers := make([]outer, 2)
+	for i := range outers {
+		m := &outers[i].M
+		*m = quadMessage{A: 1, B: 2, ID: kwire.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, C: 3}
+		if err := kwire.Unmarshal([]byte{0, 0, 0, 9}, m, 0); err != nil {
+			t.Fatal(err)
+		}
+		if *m != (quadMessage{C: 9}) {
+			t.Errorf("decoded into a used message: %+v, want C 9 only", *m)
+		}
+	}
+}
