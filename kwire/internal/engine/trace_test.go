@@ -159,6 +159,89 @@ func TestTraceAgreesWithRead(t *testing.T) {
 	}
 }
 
+// everyWireType has a field of every wire type, in and out of arrays,
+// nullable and not, tagged and not, across the flexible boundary.
+type everyWireType struct {
+	_             struct{}     `kafka:"api=1002,versions=0-3,flexible=2+"`
+	I8            int8         `kafka:"v=0+"`
+	I16           int16        `kafka:"v=0+,default=-1"`
+	I32           int32        `kafka:"v=0+"`
+	I64           int64        `kafka:"v=1+,default=0x7fffffff"`
+	U16           uint16       `kafka:"v=0+"`
+	U32           uint32       `kafka:"v=0+"`
+	F64           float64      `kafka:"v=0+"`
+	Flag          bool         `kafka:"v=0+,default=true"`
+	VarInt        int32        `kafka:"v=0+,varint"`
+	VarLong       int64        `kafka:"v=0+,varint"`
+	UVarInt       uint32       `kafka:"v=0+,uvarint"`
+	UVarInt32     int32        `kafka:"v=0+,uvarint"`
+	ID            kwire.UUID   `kafka:"v=0+"`
+	Str           string       `kafka:"v=0+"`
+	NullStr       *string      `kafka:"v=0+,nullable=1+,default=null"`
+	Bytes         []byte       `kafka:"v=0+"`
+	NullBytes     []byte       `kafka:"v=0+,nullable=0+"`
+	Records       []byte       `kafka:"v=0+,nullable=0+,records"`
+	Ints          []int32      `kafka:"v=0+"`
+	Longs         []int64      `kafka:"v=0+,nullable=2+"`
+	Strs          []string     `kafka:"v=0+"`
+	UUIDs         []kwire.UUID `kafka:"v=0+"`
+	VarInts       []int32      `kafka:"v=0+,varint"`
+	Items         []wireItem   `kafka:"v=0+,nullable=1+"`
+	Inner         wireInner    `kafka:"v=0+"`
+	MaybeInner    *wireInner   `kafka:"v=0+,nullable=0+,default=null"`
+	Tree          []wireTree   `kafka:"v=0+"`
+	TagInt        int32        `kafka:"v=2+,tag=0,tagged=2+,default=-1"`
+	TagStr        *string      `kafka:"v=2+,tag=1,tagged=2+,nullable=2+,default=null"`
+	TagItems      []wireItem   `kafka:"v=3+,tag=5,tagged=3+"`
+	TagMaybeInner *wireInner   `kafka:"v=2+,tag=9,tagged=2+,nullable=2+,default=null"`
+	UnknownTags   kwire.UnknownTags
+}
+
+type wireItem struct {
+	Name        string  `kafka:"v=0+"`
+	Parts       []int32 `kafka:"v=0+"`
+	Epoch       int64   `kafka:"v=2+,tag=0,tagged=2+"`
+	UnknownTags kwire.UnknownTags
+}
+
+type wireInner struct {
+	X           int32   `kafka:"v=0+,default=7"`
+	Y           *string `kafka:"v=1+,nullable=1+"`
+	UnknownTags kwire.UnknownTags
+}
+
+// wireTree nests through a slice and a nullable pointer, deeper than
+// decodeStruct's own stack.
+type wireTree struct {
+	Value    int32      `kafka:"v=0+"`
+	Children []wireTree `kafka:"v=0+"`
+	Next     *wireTree  `kafka:"v=0+,nullable=0+"`
+}
+
+// TestTraceAgreesWithReadOnEveryWireType is TestTraceAgreesWithRead for a
+// message holding every wire type, random ones at each version (the
+// smallest, its trees drawn to their full depth, is 18 KB).
+func TestTraceAgreesWithReadOnEveryWireType(t *testing.T) {
+	r := rand.New(rand.NewSource(18))
+	for v := int16(0); v <= 3; v++ {
+		for i := 0; i < 8; i++ {
+			msg := new(everyWireType)
+			if err := kwire.FillRandom(r, msg, v, kwire.RandomOptions{MaxLen: 3, MaxDepth: 4}); err != nil {
+				t.Fatal(err)
+			}
+			frame, err := kwire.AppendResponse(nil, msg, v, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTraceAgrees(t, fmt.Sprintf("v%d #%d", v, i), frame, func(frame []byte) (error, *kwire.Node, error) {
+				_, readErr := kwire.ReadResponse(frame, new(everyWireType), v)
+				tree, traceErr := kwire.TraceResponse(frame, new(everyWireType), v)
+				return readErr, tree, traceErr
+			})
+		}
+	}
+}
+
 // agreementFrame encodes the message of API api at version v that
 // TestTraceAgreesWithRead checks as its i-th: the smallest, then random.
 func agreementFrame(t *testing.T, r *rand.Rand, api messages.API, v int16, response bool, i int) []byte {
