@@ -469,7 +469,8 @@ func (d *decodeState) structValue(pl *plan, p pointer) error {
 	return d.decodeStruct(pl, p)
 }
 
-// decodeValue's cases: each reads one value at d.off into fp.
+// The wire types' decode pieces (wireType.decode): each reads one value at
+// d.off into fp.
 
 // fixed takes the next n bytes, or fails as an input cut short.
 func (d *decodeState) fixed(n int) ([]byte, error) {
