@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"reflect"
 	"slices"
@@ -315,54 +316,86 @@ type wordCheck struct {
 
 // wordChecks merges flat default checks (none orZero) on a struct of type
 // t by the aligned words their bytes fall in. It reports false when t is
-// not word-aligned: its words could not be loaded whole everywhere. Each
-// byte is compared as the field holds it in memory, so the words are
-// right whatever the machine's byte order.
+// not word-aligned: its words could not be loaded whole everywhere.
 func wordChecks(cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
+	return wordChecksIn(binary.NativeEndian, cs, t)
+}
+
+// wordChecksIn is wordChecks on a machine that keeps words in order: each
+// byte is placed as a field holds it in memory, and a word's mask and
+// bits are its bytes read in that order.
+func wordChecksIn(order binary.ByteOrder, cs []defaultCheck, t reflect.Type) ([]wordCheck, bool) {
 	if uintptr(t.Align()) < ptrSize {
 		return nil, false
 	}
-	var words []wordCheck
+	type wordBytes struct {
+		off        uintptr
+		mask, bits [8]byte
+	}
+	var words []wordBytes
 	for _, c := range cs {
 		if c.orZero {
 			return nil, false
 		}
-		held := c.held()
+		held := c.held(order)
 		for i := range uintptr(c.size) {
 			at := uintptr(c.off) + i
-			k := slices.IndexFunc(words, func(w wordCheck) bool { return w.off == at&^(ptrSize-1) })
+			off := at &^ (ptrSize - 1)
+			k := slices.IndexFunc(words, func(w wordBytes) bool { return w.off == off })
 			if k < 0 {
 				k = len(words)
-				words = append(words, wordCheck{off: at &^ (ptrSize - 1)})
+				words = append(words, wordBytes{off: off})
 			}
-			var bits, mask uintptr
-			*pointerOf(&bits).add(at % ptrSize).uint8() = held[i]
-			*pointerOf(&mask).add(at % ptrSize).uint8() = 0xff
-			if words[k].mask&mask != 0 && words[k].bits&mask != bits {
+			w := &words[k]
+			if w.mask[at-off] != 0 && w.bits[at-off] != held[i] {
 				return nil, false // two checks of one byte that disagree
 			}
-			words[k].bits |= bits
-			words[k].mask |= mask
+			w.mask[at-off], w.bits[at-off] = 0xff, held[i]
 		}
 	}
-	return words, true
+	var out []wordCheck
+	for _, w := range words {
+		out = append(out, wordCheck{off: w.off, mask: wordOf(order, w.mask), bits: wordOf(order, w.bits)})
+	}
+	return out, true
 }
 
-// held is the bytes, in memory order, of a field that passes the check.
-func (c *defaultCheck) held() [8]byte {
-	var w uint64
-	p := pointerOf(&w)
+// wordOf is the pointer-sized word whose bytes, in order, begin b.
+func wordOf(order binary.ByteOrder, b [8]byte) uintptr {
+	if ptrSize == 8 {
+		return uintptr(order.Uint64(b[:]))
+	}
+	return uintptr(order.Uint32(b[:4]))
+}
+
+// held is the bytes, in memory order on a machine of that byte order, of
+// a field that passes the check.
+func (c *defaultCheck) held(order binary.ByteOrder) [8]byte {
+	var b [8]byte
 	switch c.size {
 	case 1:
-		*p.uint8() = uint8(c.bits)
+		b[0] = uint8(c.bits)
 	case 2:
-		*p.uint16() = uint16(c.bits)
+		order.PutUint16(b[:], uint16(c.bits))
 	case 4:
-		*p.uint32() = uint32(c.bits)
+		order.PutUint32(b[:], uint32(c.bits))
 	default:
-		w = c.bits
+		order.PutUint64(b[:], c.bits)
 	}
-	return *p.block8()
+	return b
+}
+
+// bitsOf is the n-byte (1, 2, 4 or 8) value whose bytes, in order, begin b.
+func bitsOf(order binary.ByteOrder, b []byte, n uintptr) uint64 {
+	switch n {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(order.Uint16(b))
+	case 4:
+		return uint64(order.Uint32(b))
+	}
+	return order.Uint64(b)
 }
 
 // flatChecks appends compares that all pass only if the value of o (at
@@ -412,11 +445,10 @@ func (c *checkList) add(off, size uintptr, bits uint64) {
 		c.checks = append(c.checks, defaultCheck{off: uint32(off), size: uint8(size), orZero: c.orZero, bits: bits})
 		return
 	}
-	var held uint64 // the bytes in memory order, 8-aligned for the loads
-	*pointerOf(&held).block8() = (&defaultCheck{size: uint8(size), bits: bits}).held()
+	held := (&defaultCheck{size: uint8(size), bits: bits}).held(binary.NativeEndian)
 	for i := uintptr(0); i < size; i += n {
 		c.checks = append(c.checks, defaultCheck{off: uint32(off + i), size: uint8(n),
-			orZero: c.orZero && bits == 0, bits: pointerOf(&held).add(i).bits(n)})
+			orZero: c.orZero && bits == 0, bits: bitsOf(binary.NativeEndian, held[i:], n)})
 	}
 }
 

@@ -489,3 +489,62 @@ func TestSplitCheckInMemoryOrder(t *testing.T) {
 		t.Errorf("an 8-byte check at offset 1: %d-byte loads", got)
 	}
 }
+
+// The words of the tag section's word checks are bytes placed as memory
+// holds them, read in the machine's byte order: pinned here for both
+// orders and both word sizes, whatever machine runs the test.
+func TestWordChecksByteOrder(t *testing.T) {
+	checks := []defaultCheck{
+		{off: 0, size: 2, bits: 0x1234},
+		{off: 4, size: 4, bits: 0xdeadbeef},
+		{off: 9, size: 1, bits: 0x5a},
+	}
+	type word struct {
+		off        uintptr
+		mask, bits uint64
+	}
+	want := map[uintptr]map[binary.ByteOrder][]word{
+		8: {
+			binary.LittleEndian: {{0, 0xffffffff0000ffff, 0xdeadbeef00001234}, {8, 0xff00, 0x5a00}},
+			binary.BigEndian:    {{0, 0xffff0000ffffffff, 0x12340000deadbeef}, {8, 0x00ff000000000000, 0x005a000000000000}},
+		},
+		4: {
+			binary.LittleEndian: {{0, 0x0000ffff, 0x00001234}, {4, 0xffffffff, 0xdeadbeef}, {8, 0x0000ff00, 0x00005a00}},
+			binary.BigEndian:    {{0, 0xffff0000, 0x12340000}, {4, 0xffffffff, 0xdeadbeef}, {8, 0x00ff0000, 0x005a0000}},
+		},
+	}[ptrSize]
+	for order, want := range want {
+		words, ok := wordChecksIn(order, checks, reflect.TypeOf(pairs{}))
+		if !ok || len(words) != len(want) {
+			t.Fatalf("%v: %+v %v, want %d words", order, words, ok, len(want))
+		}
+		for i, w := range words {
+			if got := (word{w.off, uint64(w.mask), uint64(w.bits)}); got != want[i] {
+				t.Errorf("%v word %d: off %d mask %#x bits %#x, want off %d mask %#x bits %#x",
+					order, i, got.off, got.mask, got.bits, want[i].off, want[i].mask, want[i].bits)
+			}
+		}
+	}
+	// A second check of a byte that disagrees with the first has no word form.
+	if _, ok := wordChecksIn(binary.LittleEndian, append(checks, defaultCheck{off: 1, size: 1, bits: 0x13}), reflect.TypeOf(pairs{})); ok {
+		t.Error("checks that disagree on byte 1 merged")
+	}
+	// This machine's words pass a struct holding those bytes and refuse
+	// it with any one of them changed.
+	words, _ := wordChecks(checks, reflect.TypeOf(pairs{}))
+	var m [2]uint64 // aligned as pairs is
+	mem := (*[16]byte)(unsafe.Pointer(&m))
+	binary.NativeEndian.PutUint16(mem[0:], 0x1234)
+	binary.NativeEndian.PutUint32(mem[4:], 0xdeadbeef)
+	mem[9] = 0x5a
+	if !wordsPass(words, pointerOf(&m)) {
+		t.Fatal("the words refuse the bytes they were built from")
+	}
+	for _, i := range []int{0, 1, 4, 5, 6, 7, 9} {
+		mem[i] ^= 1
+		if wordsPass(words, pointerOf(&m)) {
+			t.Errorf("the words pass with byte %d changed", i)
+		}
+		mem[i] ^= 1
+	}
+}
