@@ -12,6 +12,80 @@ import (
 // codec_gen.go with each //genforms: marker replaced by the cases the
 // wire forms (forms.go) give.
 
+// code is an instruction's wire form: the loops' own codes here, and
+// between them cStruct (plan ref) and a code for each wire form, in
+// genforms' codeOrder.
+type code uint8
+
+const (
+	cSlow     code = iota // the general path over pl.hot[i]
+	cFixedRun             // a stretch of fixed-width fields: n bytes
+	cInt8                 // kInt8
+	cBool                 // kBool
+	cInt16                // kInt16, kUint16
+	cInt32                // kInt32, kUint32
+	cInt64                // kInt64, kFloat64
+	cStringCompact
+	cStringClassic
+	cNullStringCompact
+	cNullStringClassic
+	cBytesCompact
+	cBytesClassic
+	cArrayStructCompact
+	cArrayStructClassic
+	cArrayInt32Compact
+	cArrayInt32Classic
+	cStruct // plan ref
+	cArrayStringCompact
+	cArrayStringClassic
+	cUUID // kUUID
+
+	// The end of a program, past the end of pl.prog: the tail
+	// (see tail, in its order), decided once. Every code from cEndNone on
+	// is an end.
+	cEndNone
+	cEndEmpty
+	cEndUnknown // off is the unknown-tags field's
+	cEndGeneral
+	// cEndChecks is cEndGeneral with the tag checks as words: n
+	// wordChecks at ref; hasUnknown says there is an unknown-tags field
+	// at off.
+	cEndChecks
+)
+
+// compileForm gives instruction in the code of o's wire form, and what
+// the form's cases read; o keeps cSlow when its form has no code.
+func compileForm(o *fieldPlan, in *instr) {
+	switch {
+	case o.kind == kInt32 || o.kind == kUint32:
+		in.code = cInt32
+	case o.kind == kInt16 || o.kind == kUint16:
+		in.code = cInt16
+	case o.kind == kInt64 || o.kind == kFloat64:
+		in.code = cInt64
+	case o.kind == kInt8:
+		in.code = cInt8
+	case o.kind == kBool:
+		in.code = cBool
+	case o.kind == kUUID:
+		in.code = cUUID
+	case o.kind == kString:
+		in.code = pick(o.compact, cStringCompact, cStringClassic)
+	case o.kind == kNullString:
+		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
+	case o.kind == kArray && (o.elem.kind == kInt32 || o.elem.kind == kUint32):
+		in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
+	case o.kind == kArray && o.elem.kind == kString:
+		in.code = pick(o.compact, cArrayStringCompact, cArrayStringClassic)
+	case o.kind == kBytes:
+		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
+		in.records = o.records
+	case o.kind == kArray && o.elem.kind == kStruct:
+		in.code = pick(o.compact, cArrayStructCompact, cArrayStructClassic)
+		in.n, in.ref = uint32(o.elemSize), pointerOf(o.elem.sub)
+	}
+}
+
 // sizeStruct is the number of bytes encodeStruct would append, from the
 // same compiled program, or the error encodeStruct would return. The
 // cases below count the common forms; the rest (varints, values too long

@@ -16,45 +16,6 @@ import (
 // generated (codec_gen.go) from one description of the wire forms
 // (genforms/forms.go): a code's name is its payload and length form.
 
-// code is an instruction's wire form.
-type code uint8
-
-const (
-	cSlow     code = iota // the general path over pl.hot[i]
-	cFixedRun             // a stretch of fixed-width fields: n bytes
-	cInt8                 // int8
-	cBool                 // as cInt8 on encode; decode checks the byte
-	cInt16                // int16, uint16
-	cInt32                // int32, uint32
-	cInt64                // int64, float64
-	cStringCompact
-	cStringClassic
-	cNullStringCompact
-	cNullStringClassic
-	cBytesCompact
-	cBytesClassic
-	cArrayStructCompact // elements of n bytes, plan ref
-	cArrayStructClassic
-	cArrayInt32Compact
-	cArrayInt32Classic
-	cStruct // plan ref
-	cArrayStringCompact
-	cArrayStringClassic
-	cUUID
-
-	// The end of a program, past the end of pl.prog: the tail
-	// (see tail, in its order), decided once. Every code from cEndNone on
-	// is an end.
-	cEndNone
-	cEndEmpty
-	cEndUnknown // off is the unknown-tags field's
-	cEndGeneral
-	// cEndChecks is cEndGeneral with the tag checks as words: n
-	// wordChecks at ref; hasUnknown says there is an unknown-tags field
-	// at off.
-	cEndChecks
-)
-
 // instr is one compiled field.
 type instr struct {
 	code       code
@@ -238,37 +199,10 @@ func compileField(o *fieldPlan) instr {
 			}
 		}
 		in.code, in.n, in.ref = cFixedRun, uint32(o.runSize), pointerOf(rc)
-	case kInt8:
-		in.code = cInt8
-	case kBool:
-		in.code = cBool
-	case kInt16, kUint16:
-		in.code = cInt16
-	case kInt32, kUint32:
-		in.code = cInt32
-	case kInt64, kFloat64:
-		in.code = cInt64
-	case kUUID:
-		in.code = cUUID
-	case kString:
-		in.code = pick(o.compact, cStringCompact, cStringClassic)
-	case kNullString:
-		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
-	case kBytes:
-		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
-		in.records = o.records
-	case kArray:
-		switch o.elem.kind {
-		case kStruct:
-			in.code = pick(o.compact, cArrayStructCompact, cArrayStructClassic)
-			in.n, in.ref = uint32(o.elemSize), pointerOf(o.elem.sub)
-		case kInt32, kUint32:
-			in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
-		case kString:
-			in.code = pick(o.compact, cArrayStringCompact, cArrayStringClassic)
-		}
 	case kStruct:
 		in.code, in.ref = cStruct, pointerOf(o.sub)
+	default:
+		compileForm(o, &in) // the wire forms' codes (genforms), or cSlow
 	}
 	return in
 }

@@ -49,12 +49,15 @@ const (
 // flat form (flatCheck), default parsing and storing, minimum wire size,
 // both fillers, and the tracer's name and view; a fixed width must be one
 // the fused runs copy (1, 2, 4, 8 or 16 bytes). A plan holding a type
-// whose entry lacks a needed piece fails to build (lacks).
+// whose entry lacks a needed piece fails to build (lacks). Its fast
+// cases in the hot loops, if it is to have them, are an entry in
+// genforms/forms.go (a fixed width, or a payload over the length forms),
+// from which codec_gen.go is generated.
 //
 // Code outside this file still keys on kinds in short cases for common
 // forms, with these entries (or the general paths) behind them, held to
 // the same bytes by the property and interop tests: the compiled
-// programs (program.go's compileField, the fixed runs' bool slots),
+// programs (genforms' compileForm, the fixed runs' bool slots),
 // decodeArray's int32 and struct elements (decode.go), encodeArray's
 // int32, int64 and struct elements (encode.go), and resetList
 // (reset.go), which goes into a struct field's nested plan (kStruct).

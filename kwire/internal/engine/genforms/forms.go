@@ -138,7 +138,8 @@ var (
 // pointer accessor), written by Put (V at AT) and read by Get (at OFF in
 // SRC, room checked).
 type fixedForm struct {
-	Codes    string // the program codes that take it
+	Codes    string // the program code that takes it
+	Kinds    string // the wire types (kinds) compiled to it
 	W        int
 	Acc      string // the accessor encode loads through
 	Put, Get string
@@ -148,22 +149,28 @@ type fixedForm struct {
 }
 
 var fixedForms = []fixedForm{
-	{Codes: "cInt32", W: 4, Acc: "uint32", Put: "put32(AT, V)", Get: "binary.BigEndian.Uint32(SRC[OFF:])"},
-	{Codes: "cInt16", W: 2, Acc: "uint16", Put: "put16(AT, V)", Get: "binary.BigEndian.Uint16(SRC[OFF:])"},
-	{Codes: "cInt64", W: 8, Acc: "uint64", Put: "put64(AT, V)", Get: "binary.BigEndian.Uint64(SRC[OFF:])"},
-	{Codes: "cInt8", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF]"},
+	{Codes: "cInt32", Kinds: "kInt32, kUint32", W: 4, Acc: "uint32", Put: "put32(AT, V)", Get: "binary.BigEndian.Uint32(SRC[OFF:])"},
+	{Codes: "cInt16", Kinds: "kInt16, kUint16", W: 2, Acc: "uint16", Put: "put16(AT, V)", Get: "binary.BigEndian.Uint16(SRC[OFF:])"},
+	{Codes: "cInt64", Kinds: "kInt64, kFloat64", W: 8, Acc: "uint64", Put: "put64(AT, V)", Get: "binary.BigEndian.Uint64(SRC[OFF:])"},
+	{Codes: "cInt8", Kinds: "kInt8", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF]"},
 	// A Go bool is 0 or 1; a byte over 1 is true, and an exact decode refuses it.
-	{Codes: "cBool", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF] != 0", Store: "bool", Accept: "(SRC[OFF] <= 1 || !d.exact)"},
-	{Codes: "cUUID", W: 16, Acc: "uuid", Put: "*AT.uuid() = V", Get: "public.UUID(SRC[OFF : OFF+16])"},
+	{Codes: "cBool", Kinds: "kBool", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF] != 0", Store: "bool", Accept: "(SRC[OFF] <= 1 || !d.exact)"},
+	{Codes: "cUUID", Kinds: "kUUID", W: 16, Acc: "uuid", Put: "*AT.uuid() = V", Get: "public.UUID(SRC[OFF : OFF+16])"},
 }
 
 // payload is what follows a length: its cases in each loop, as templates
 // over a lengthForm (.L), the element's form (.E, for arrays of strings)
 // and the code (.Code).
 type payload struct {
-	Name  string // the code is "c" + Name + the form's Suffix
-	Forms []lengthForm
-	Elem  []lengthForm // arrays of strings: the elements' form, by Forms' index
+	Name string // the code is "c" + Name + the form's Suffix
+	// Match is the test of a field plan o that compiles to the payload,
+	// by its first form when o.compact and its second otherwise; Compile
+	// sets what else its cases read in the instruction in.
+	Match, Compile string
+	Forms          []lengthForm
+	Elem           []lengthForm // arrays of strings: the elements' form, by Forms' index
+	// NoEncode lists forms (by Suffix) whose encode takes the general path.
+	NoEncode []string
 	// Size, Encode and Decode are the cases' bodies; "" leaves the code
 	// to the loop's general path.
 	Size, Encode, Decode string
@@ -175,7 +182,7 @@ type payload struct {
 }
 
 var payloads = []payload{
-	{Name: "String", OneDecodeCase: true, Forms: []lengthForm{compact, classic16},
+	{Name: "String", Match: "o.kind == kString", OneDecodeCase: true, Forms: []lengthForm{compact, classic16},
 		Size: `{{if .L.Limit}}if l := len(*fp.string()); l <= {{.L.Limit}} {
 				n += {{size "l"}} + l
 				continue
@@ -204,7 +211,7 @@ var payloads = []payload{
 				off, in = next+n, advance(in)
 				continue
 			}`},
-	{Name: "NullString", OneDecodeCase: true, Forms: []lengthForm{compact, classic16},
+	{Name: "NullString", Match: "o.kind == kNullString", OneDecodeCase: true, Forms: []lengthForm{compact, classic16},
 		Size: `sp := *fp.stringPtr()
 			if sp != nil {{if .L.Limit}}&& len(*sp) <= {{.L.Limit}} {{end}}{
 				n += {{size "len(*sp)"}} + len(*sp)
@@ -246,7 +253,7 @@ var payloads = []payload{
 				off, in = next+n, advance(in)
 				continue
 			}`},
-	{Name: "ArrayInt32", Forms: []lengthForm{compact, classic32},
+	{Name: "ArrayInt32", Match: "o.kind == kArray && (o.elem.kind == kInt32 || o.elem.kind == kUint32)", Forms: []lengthForm{compact, classic32},
 		Size: `h := fp.slice()
 			if h.data.isNil() && in.nullable {
 				n += {{.L.NullSize}}
@@ -286,10 +293,9 @@ var payloads = []payload{
 				off, in = next+4*n, advance(in)
 				continue
 			}`},
-	// Compact only: a case for classic arrays of strings too cost the
-	// encode loop a register, spilled on every field (Encode Metadata
-	// +1.6 %), and they take the general path as before.
-	{Name: "ArrayString", Forms: []lengthForm{compact}, Elem: []lengthForm{compact},
+	// No classic encode case: one cost the encode loop a register,
+	// spilled on every field (Encode Metadata +1.6 %).
+	{Name: "ArrayString", Match: "o.kind == kArray && o.elem.kind == kString", Forms: []lengthForm{compact, classic32}, Elem: []lengthForm{compact, classic16}, NoEncode: []string{"Classic"},
 		// Written ahead of n, which moves only if every element fit.
 		Encode: `h := p.add(in.off).slice()
 			if !h.data.isNil() && h.len < 0x7f && {{fits "n" .L.W (printf "%d*h.len" .E.W)}} {
@@ -310,7 +316,7 @@ var payloads = []payload{
 					continue
 				}
 			}`},
-	{Name: "Bytes", Forms: []lengthForm{compact, classic32},
+	{Name: "Bytes", Match: "o.kind == kBytes", Compile: "in.records = o.records", Forms: []lengthForm{compact, classic32},
 		Size: `h := fp.slice()
 			if h.data.isNil() && in.nullable {
 				n += {{.L.NullSize}}
@@ -337,7 +343,7 @@ var payloads = []payload{
 				off, in = next+n, advance(in)
 				continue
 			}`},
-	{Name: "ArrayStruct", Forms: []lengthForm{compact, classic32},
+	{Name: "ArrayStruct", Match: "o.kind == kArray && o.elem.kind == kStruct", Compile: "in.n, in.ref = uint32(o.elemSize), pointerOf(o.elem.sub)", Forms: []lengthForm{compact, classic32},
 		Size: `h := fp.slice()
 			if h.data.isNil() && in.nullable {
 				n += {{.L.NullSize}}
@@ -422,3 +428,15 @@ const (
 				continue
 			}`
 )
+
+// codeOrder numbers the codes: cStruct (the loops' own, a nested
+// struct) and each fixed width's and payload form's. The jump tables'
+// blocks follow it; this order measured no register move at the loops'
+// head, which others cost on every field (Encode rows, +1 %).
+var codeOrder = []string{
+	"cInt8", "cBool", "cInt16", "cInt32", "cInt64",
+	"cStringCompact", "cStringClassic", "cNullStringCompact", "cNullStringClassic",
+	"cBytesCompact", "cBytesClassic", "cArrayStructCompact", "cArrayStructClassic",
+	"cArrayInt32Compact", "cArrayInt32Classic", "cStruct",
+	"cArrayStringCompact", "cArrayStringClassic", "cUUID",
+}

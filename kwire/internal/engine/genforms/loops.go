@@ -12,6 +12,31 @@ import (
 // codec_gen.go with each //genforms: marker replaced by the cases the
 // wire forms (forms.go) give.
 
+// code is an instruction's wire form: the loops' own codes here, and
+// between them cStruct (plan ref) and a code for each wire form, in
+// genforms' codeOrder.
+type code uint8
+
+const (
+	cSlow     code = iota // the general path over pl.hot[i]
+	cFixedRun             // a stretch of fixed-width fields: n bytes
+	//genforms:codes
+
+	// The end of a program, past the end of pl.prog: the tail
+	// (see tail, in its order), decided once. Every code from cEndNone on
+	// is an end.
+	cEndNone
+	cEndEmpty
+	cEndUnknown // off is the unknown-tags field's
+	cEndGeneral
+	// cEndChecks is cEndGeneral with the tag checks as words: n
+	// wordChecks at ref; hasUnknown says there is an unknown-tags field
+	// at off.
+	cEndChecks
+)
+
+//genforms:compile
+
 // sizeStruct is the number of bytes encodeStruct would append, from the
 // same compiled program, or the error encodeStruct would return. The
 // cases below count the common forms; the rest (varints, values too long

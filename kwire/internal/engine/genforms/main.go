@@ -87,6 +87,10 @@ func cases(loop string) (string, error) {
 		return b.String(), nil
 	}
 	switch loop {
+	case "codes":
+		return codes(), nil
+	case "compile":
+		return compileForm(), nil
 	case "lengths":
 		return generalLengths(), nil
 	case "encode-run":
@@ -134,6 +138,9 @@ func cases(loop string) (string, error) {
 			continue
 		}
 		for i, l := range pay.Forms {
+			if loop == "encode" && slices.Contains(pay.NoEncode, l.Suffix) {
+				continue
+			}
 			d := caseData{Code: "c" + pay.Name + l.Suffix, L: l}
 			if pay.Elem != nil {
 				d.E = pay.Elem[i]
@@ -311,16 +318,28 @@ func checkForms() error {
 		}
 	}
 	for _, f := range fixedForms {
-		if f.Codes == "" || f.W == 0 || f.Acc == "" || f.Put == "" || f.Get == "" {
-			return fmt.Errorf("fixed form %q lacks a piece (Codes, W, Acc, Put, Get)", f.Codes)
+		if f.Codes == "" || f.Kinds == "" || f.W == 0 || f.Acc == "" || f.Put == "" || f.Get == "" {
+			return fmt.Errorf("fixed form %q lacks a piece (Codes, Kinds, W, Acc, Put, Get)", f.Codes)
 		}
 		if !slices.Contains(runWidths, f.W) {
 			return fmt.Errorf("fixed form %s: width %d is not one a fixed run stores (%v)", f.Codes, f.W, runWidths)
 		}
 	}
+	want := []string{"cStruct"}
+	for _, f := range fixedForms {
+		want = append(want, f.Codes)
+	}
 	for _, p := range payloads {
-		if len(p.Forms) == 0 || p.Elem != nil && len(p.Elem) != len(p.Forms) {
-			return fmt.Errorf("payload %s: no forms, or not one element form for each", p.Name)
+		for _, l := range p.Forms {
+			want = append(want, "c"+p.Name+l.Suffix)
+		}
+	}
+	if !sameSet(want, codeOrder) {
+		return fmt.Errorf("codeOrder %v does not list each form's code and cStruct once (%v)", codeOrder, want)
+	}
+	for _, p := range payloads {
+		if p.Match == "" || len(p.Forms) == 0 || len(p.Forms) > 2 || p.Elem != nil && len(p.Elem) != len(p.Forms) {
+			return fmt.Errorf("payload %s: no Match, no forms or more than two (compact and classic), or not one element form for each", p.Name)
 		}
 	}
 	return nil
@@ -343,4 +362,59 @@ func (l lengthForm) lacks() []string {
 		}
 	}
 	return missing
+}
+
+// codes declares the program codes in codeOrder, each fixed width's
+// with the kinds it takes.
+func codes() string {
+	kinds := map[string]string{"cStruct": "plan ref"}
+	for _, f := range fixedForms {
+		kinds[f.Codes] = f.Kinds
+	}
+	var b strings.Builder
+	for _, c := range codeOrder {
+		if k := kinds[c]; k != "" {
+			fmt.Fprintf(&b, "%s // %s\n", c, k)
+		} else {
+			b.WriteString(c + "\n")
+		}
+	}
+	return b.String()
+}
+
+// compileForm is the function that gives an instruction the code of its
+// field's wire form.
+func compileForm() string {
+	var b strings.Builder
+	b.WriteString("// compileForm gives instruction in the code of o's wire form, and what\n")
+	b.WriteString("// the form's cases read; o keeps cSlow when its form has no code.\n")
+	b.WriteString("func compileForm(o *fieldPlan, in *instr) {\nswitch {\n")
+	for _, f := range fixedForms {
+		var tests []string
+		for _, k := range strings.Split(f.Kinds, ", ") {
+			tests = append(tests, "o.kind == "+k)
+		}
+		fmt.Fprintf(&b, "case %s:\nin.code = %s\n", strings.Join(tests, " || "), f.Codes)
+	}
+	for _, p := range payloads {
+		fmt.Fprintf(&b, "case %s:\n", p.Match)
+		if len(p.Forms) == 1 {
+			fmt.Fprintf(&b, "in.code = c%s%s\n", p.Name, p.Forms[0].Suffix)
+		} else {
+			fmt.Fprintf(&b, "in.code = pick(o.compact, c%s%s, c%s%s)\n", p.Name, p.Forms[0].Suffix, p.Name, p.Forms[1].Suffix)
+		}
+		if p.Compile != "" {
+			b.WriteString(p.Compile + "\n")
+		}
+	}
+	b.WriteString("}\n}\n")
+	return b.String()
+}
+
+// sameSet reports whether a and b hold the same strings, each once.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b) && len(slices.Compact(a)) == len(b)
 }

@@ -44,15 +44,23 @@ func TestFormLackingAPieceFailsTheGeneration(t *testing.T) {
 	}
 	compact = saved
 
-	fixedForms = append([]fixedForm{{Codes: "cInt24", W: 3, Acc: "uint32", Put: "put24(AT, V)", Get: "get24(SRC[OFF:])"}}, savedFixed...)
+	fixedForms = append([]fixedForm{{Codes: "cInt24", Kinds: "kInt32", W: 3, Acc: "uint32", Put: "put24(AT, V)", Get: "get24(SRC[OFF:])"}}, savedFixed...)
 	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "cInt24") {
 		t.Fatalf("a fixed width no run stores: %v, want an error naming it", err)
 	}
-	fixedForms = append([]fixedForm{{Codes: "cInt32b", W: 4, Acc: "uint32"}}, savedFixed...)
+	fixedForms = append([]fixedForm{{Codes: "cInt32b", Kinds: "kInt32", W: 4, Acc: "uint32"}}, savedFixed...)
 	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "cInt32b") {
 		t.Fatalf("a fixed form without Put and Get: %v, want an error naming it", err)
 	}
 	fixedForms = savedFixed
+
+	savedOrder := codeOrder
+	t.Cleanup(func() { codeOrder = savedOrder })
+	codeOrder = savedOrder[1:]
+	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "codeOrder") {
+		t.Fatalf("a code left out of codeOrder: %v, want an error naming codeOrder", err)
+	}
+	codeOrder = savedOrder
 	if _, err := generate(skeleton); err != nil {
 		t.Fatalf("the description as it is: %v", err)
 	}
