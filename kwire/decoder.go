@@ -41,11 +41,13 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 // given the API key and version from the header and returns a pointer to
 // the struct to decode the body into; its tags decide the header version.
 func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	return engine.ReadRequest(engine.Options(dc), frame, newBody)
+	h, body, err := engine.ReadRequest(engine.Options(dc), frame, newBody)
+	return RequestHeader(h), body, err
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version.
 func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	return engine.ReadResponse(engine.Options(dc), frame, msg, version)
+	h, err := engine.ReadResponse(engine.Options(dc), frame, msg, version)
+	return ResponseHeader(h), err
 }

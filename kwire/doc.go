@@ -85,9 +85,11 @@
 // The codec behind these functions is the engine, kwire/internal/engine,
 // which holds (the plan cache, plans, the wire-type table, the
 // encode, decode and size loops, the tracer, the fillers; its doc.go maps
-// it a file a line); the types kwire shows that the engine uses too are
-// defined in kwire/internal/public and re-exported here under the same
-// names.
+// it a file a line). The types kwire shows that the engine uses too are
+// defined in kwire/internal/public and written out again here, field for
+// field, so that go doc shows them; a call converts between the two
+// (free for a flat struct, a copy for the Layout and Schema trees), and
+// the engine's errors reach callers as *Error.
 //
 // A request or response header that is cut short or malformed is an
 // *Error with Op "frame", the header's type, the field and its offset,

@@ -1,6 +1,9 @@
 package kwire
 
-import "github.com/kwirelabs/kwire/kwire/internal/engine"
+import (
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
+)
 
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
@@ -34,14 +37,14 @@ func PeekResponse(head []byte) (correlationID int32, err error) { return engine.
 // AppendResponse appends a whole response frame: the int32 size prefix,
 // the response header and the body of msg at version.
 func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]byte, error) {
-	return engine.AppendResponse(dst, ResponseHeader{CorrelationID: correlationID}, msg, version)
+	return engine.AppendResponse(dst, public.ResponseHeader{CorrelationID: correlationID}, msg, version)
 }
 
 // AppendResponseWithHeader is AppendResponse for a caller that has a
 // whole header, tagged fields included (a proxy passing a response on):
 // the header's version is worked out from msg at version.
 func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
-	return engine.AppendResponse(dst, h, msg, version)
+	return engine.AppendResponse(dst, public.ResponseHeader(h), msg, version)
 }
 
 // ReadRequest reads a request frame (size prefix included). newBody is
@@ -49,12 +52,14 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 // the struct to decode the body into; its tags decide the header version.
 // It is Decoder{}.ReadRequest.
 func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	return engine.ReadRequest(engine.Options{}, frame, newBody)
+	h, body, err := engine.ReadRequest(engine.Options{}, frame, newBody)
+	return RequestHeader(h), body, err
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version. It is
 // Decoder{}.ReadResponse.
 func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	return engine.ReadResponse(engine.Options{}, frame, msg, version)
+	h, err := engine.ReadResponse(engine.Options{}, frame, msg, version)
+	return ResponseHeader(h), err
 }

@@ -3,16 +3,21 @@ package kwire
 import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
 // RequestHeader is the header in front of every request body.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.RequestHeader
-type RequestHeader = public.RequestHeader
+type RequestHeader struct {
+	Version       int16 // header version: 0, 1 or 2
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	ClientID      *string     // header v1+; never compact, even in v2
+	UnknownTags   UnknownTags // header v2
+}
 
 // ResponseHeader is the header in front of every response body.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.ResponseHeader
-type ResponseHeader = public.ResponseHeader
+type ResponseHeader struct {
+	Version       int16 // header version: 0 or 1
+	CorrelationID int32
+	UnknownTags   UnknownTags // header v1
+}
 
 // RequestHeaderVersion is the request header version Kafka uses for a
 // request: 2 for flexible versions, 1 otherwise, 0 for ControlledShutdown v0.

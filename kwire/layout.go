@@ -7,10 +7,48 @@ import (
 
 // Node is one piece of an encoded message as Layout shows it: where it
 // sits in the bytes, how long it is, its wire type and its value.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.Node
-type Node = public.Node
+type Node struct {
+	Name     string
+	Type     string
+	Value    string // empty for containers
+	Offset   int
+	Size     int
+	Children []*Node
+}
+
+// Format writes the tree as indented text, one node a line, with the
+// offset and size of each node.
+func (n *Node) Format() string { return publicNode(n).Format() }
+
+// nodeOf copies the engine's tree n (nil for nil).
+func nodeOf(n *public.Node) *Node {
+	if n == nil {
+		return nil
+	}
+	c := &Node{Name: n.Name, Type: n.Type, Value: n.Value, Offset: n.Offset, Size: n.Size}
+	if n.Children != nil {
+		c.Children = make([]*Node, len(n.Children))
+		for i, child := range n.Children {
+			c.Children[i] = nodeOf(child)
+		}
+	}
+	return c
+}
+
+// publicNode is nodeOf the other way, for Format.
+func publicNode(n *Node) *public.Node {
+	if n == nil {
+		return nil
+	}
+	c := &public.Node{Name: n.Name, Type: n.Type, Value: n.Value, Offset: n.Offset, Size: n.Size}
+	if n.Children != nil {
+		c.Children = make([]*public.Node, len(n.Children))
+		for i, child := range n.Children {
+			c.Children[i] = publicNode(child)
+		}
+	}
+	return c
+}
 
 // LayoutRequest encodes msg as a request frame and returns the frame and
 // its tree: the frame's size prefix, the request header and the body.
@@ -41,12 +79,14 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 // refuses fails with the same error (sentinel, offset and field path),
 // naming where the trace stopped.
 func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
-	return engine.TraceRequest(frame, newBody)
+	n, err := engine.TraceRequest(frame, newBody)
+	return nodeOf(n), err
 }
 
 // TraceResponse returns the tree of a response frame of msg's type (a
 // pointer to the response struct) at version, reaching ReadResponse's
 // verdict as TraceRequest reaches ReadRequest's.
 func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
-	return engine.TraceResponse(frame, msg, version)
+	n, err := engine.TraceResponse(frame, msg, version)
+	return nodeOf(n), err
 }

@@ -8,10 +8,10 @@ import (
 )
 
 // RandomOptions bounds FillRandom.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.RandomOptions
-type RandomOptions = public.RandomOptions
+type RandomOptions struct {
+	MaxLen   int // longest array, string or byte slice; 0 means 8
+	MaxDepth int // deepest nesting of structs before arrays stay empty; 0 means 4
+}
 
 // FillRandom sets msg (a pointer to a message struct) to a random legal
 // instance at version, for property tests and fuzzing: nulls only where the
@@ -20,5 +20,5 @@ type RandomOptions = public.RandomOptions
 // version lacks hold their defaults, as Unmarshal leaves them, so a
 // round trip gives back an equal value.
 func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error {
-	return engine.FillRandom(r, msg, version, opts)
+	return engine.FillRandom(r, msg, version, public.RandomOptions(opts))
 }

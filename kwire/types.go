@@ -2,12 +2,6 @@ package kwire
 
 import public "github.com/kwirelabs/kwire/kwire/internal/public"
 
-// UUID is Kafka's 16-byte uuid type, written as its raw bytes.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.UUID
-type UUID = public.UUID
-
 // TaggedField is one tagged field as it appears on the wire: its tag
 // number and its raw (still encoded) value.
 //

@@ -27,7 +27,7 @@ func Walk(msg any, version int16, fn func(path *Path, f *Field, v reflect.Value)
 		return err
 	}
 	w := walker{fn: fn}
-	return w.walkStruct(s, rv)
+	return w.walkStruct(schemaOf(s), rv)
 }
 
 type walker struct {

@@ -116,7 +116,7 @@ func Unmarshal(dc Options, data []byte, msg any, version int16) error {
 		return publicError("unmarshal", pl.typ.String(), err)
 	}
 	if d.off != len(data) {
-		return &public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: public.ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
+		return public.Publish(&public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: public.ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)})
 	}
 	return nil
 }
@@ -156,8 +156,8 @@ func ReadRequest(dc Options, frame []byte, newBody func(apiKey, version int16) (
 		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {
-		return h, nil, &public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: public.ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+		return h, nil, public.Publish(&public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: public.ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)})
 	}
 	return h, body, nil
 }
@@ -177,8 +177,8 @@ func ReadResponse(dc Options, frame []byte, msg any, version int16) (public.Resp
 		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
 	}
 	if d.off != len(rest) {
-		return h, &public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: public.ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+		return h, public.Publish(&public.Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: public.ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)})
 	}
 	return h, nil
 }
@@ -205,7 +205,7 @@ func responseFrame(frame []byte, msg any, version int16, opName string, use msgU
 // The common call, a body whose plan is cached, need not come here.
 func requestBodyPlan(body any, version int16, opName string, use msgUse) (*plan, pointer, error) {
 	pl, p, err := messagePlan(body, version, opName, use)
-	if e, ok := err.(*public.Error); ok && errors.Is(e, public.ErrUnsupportedVersion) {
+	if e, ok := public.ErrorOf(err); ok && errors.Is(e, public.ErrUnsupportedVersion) {
 		e.Op, e.Offset = "frame", 6
 	}
 	return pl, p, err
@@ -264,12 +264,12 @@ func PeekResponse(head []byte) (correlationID int32, err error) {
 // holds, its offsets counted from after the prefix.
 func headDecoder(head []byte, typ string) (decodeState, error) {
 	if len(head) < 4 {
-		return decodeState{}, &public.Error{Op: "frame", Type: typ, Offset: 0, Err: public.ErrTruncated, Detail: "no size prefix"}
+		return decodeState{}, public.Publish(&public.Error{Op: "frame", Type: typ, Offset: 0, Err: public.ErrTruncated, Detail: "no size prefix"})
 	}
 	size := int32(binary.BigEndian.Uint32(head))
 	if size < 0 || len(head)-4 > int(size) {
-		return decodeState{}, &public.Error{Op: "frame", Type: typ, Offset: 0, Err: public.ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
+		return decodeState{}, public.Publish(&public.Error{Op: "frame", Type: typ, Offset: 0, Err: public.ErrInvalidLength,
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)})
 	}
 	return decodeState{src: head[4:]}, nil
 }
@@ -296,12 +296,12 @@ func AppendResponse(dst []byte, h public.ResponseHeader, msg any, version int16)
 // frameBody checks the size prefix and returns what follows it.
 func frameBody(frame []byte) ([]byte, error) {
 	if len(frame) < 4 {
-		return nil, &public.Error{Op: "frame", Offset: 0, Err: public.ErrTruncated, Detail: "no size prefix"}
+		return nil, public.Publish(&public.Error{Op: "frame", Offset: 0, Err: public.ErrTruncated, Detail: "no size prefix"})
 	}
 	n := int32(binary.BigEndian.Uint32(frame))
 	if n < 0 || int(n) != len(frame)-4 {
-		return nil, &public.Error{Op: "frame", Offset: 0, Err: public.ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)}
+		return nil, public.Publish(&public.Error{Op: "frame", Offset: 0, Err: public.ErrInvalidLength,
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)})
 	}
 	return frame[4:], nil
 }

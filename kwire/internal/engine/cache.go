@@ -138,8 +138,8 @@ func rootPlan(t reflect.Type, version int16, opName string) (*rootPlans, *plan, 
 		return nil, nil, err
 	}
 	if !ti.msg.versions.Contains(version) {
-		return nil, nil, &public.Error{Op: opName, Type: t.String(), Offset: -1, Err: public.ErrUnsupportedVersion,
-			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)}
+		return nil, nil, public.Publish(&public.Error{Op: opName, Type: t.String(), Offset: -1, Err: public.ErrUnsupportedVersion,
+			Detail: fmt.Sprintf("version %d, valid %s", version, ti.msg.versions)})
 	}
 	pl, err := planFor(t, version, ti.msg.flexible.Contains(version))
 	if err != nil {

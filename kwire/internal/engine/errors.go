@@ -47,12 +47,12 @@ func publicError(op, typ string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if pe, ok := err.(*public.Error); ok {
-		return pe
+	if _, ok := public.ErrorOf(err); ok {
+		return err
 	}
 	fe, ok := err.(*fieldError)
 	if !ok {
-		return &public.Error{Op: op, Type: typ, Offset: -1, Err: err}
+		return public.Publish(&public.Error{Op: op, Type: typ, Offset: -1, Err: err})
 	}
 	path := ""
 	for i := len(fe.path) - 1; i >= 0; i-- {
@@ -62,7 +62,7 @@ func publicError(op, typ string, err error) error {
 		}
 		path += seg
 	}
-	return &public.Error{Op: op, Type: typ, Path: path, Offset: fe.offset, Detail: fe.detail, Err: fe.err}
+	return public.Publish(&public.Error{Op: op, Type: typ, Path: path, Offset: fe.offset, Detail: fe.detail, Err: fe.err})
 }
 
 func shiftOffset(err error, by int) error {

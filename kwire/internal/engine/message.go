@@ -28,7 +28,7 @@ var need = [...]string{
 // names it) given something of type typ where a message was wanted;
 // detail says what it takes.
 func notAMessage(opName, typ, detail string) error {
-	return &public.Error{Op: opName, Type: typ, Offset: -1, Err: public.ErrNotAMessage, Detail: detail}
+	return public.Publish(&public.Error{Op: opName, Type: typ, Offset: -1, Err: public.ErrNotAMessage, Detail: detail})
 }
 
 // messageOf is how every entry point reads its message argument: the

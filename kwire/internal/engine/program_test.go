@@ -244,7 +244,7 @@ func TestEncodeErrorPaths(t *testing.T) {
 		root := pathRoot{Chain: []pathChain{{Mids: []pathMid{good}}, chain}}
 		want = "Chain[1]." + want
 		_, err := Marshal(&root, 0)
-		e, ok := err.(*public.Error)
+		e, ok := public.ErrorOf(err)
 		if !ok || e.Path != want {
 			t.Fatalf("depth %d: got %v, want path %s", depth, err, want)
 		}
@@ -266,7 +266,7 @@ func TestEncodeErrorPaths(t *testing.T) {
 	}
 	// The nested struct by value: its path has no index.
 	bad := pathRoot{Chain: []pathChain{{Mids: []pathMid{{Leaf: pathLeaf{}}}}}}
-	if _, err := Marshal(&bad, 0); err == nil || err.(*public.Error).Path != "Chain[0].Mids[0].Leaf.Name" {
+	if _, err := Marshal(&bad, 0); err == nil || mustError(t, err).Path != "Chain[0].Mids[0].Leaf.Name" {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -547,4 +547,15 @@ func TestWordChecksByteOrder(t *testing.T) {
 		}
 		mem[i] ^= 1
 	}
+}
+
+// mustError is err as the engine's *Error (a test binary that links
+// package kwire gets kwire's type, which ErrorOf converts back).
+func mustError(t *testing.T, err error) *public.Error {
+	t.Helper()
+	e, ok := public.ErrorOf(err)
+	if !ok {
+		t.Fatalf("%v (%T) is not an *Error", err, err)
+	}
+	return e
 }

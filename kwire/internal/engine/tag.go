@@ -161,8 +161,8 @@ func (e *tagError) detail() string {
 }
 
 // public is the *Error callers see.
-func (e *tagError) public() *public.Error {
-	return &public.Error{Op: "plan", Type: e.typ.String(), Path: e.field, Offset: -1, Err: public.ErrInvalidSpec, Detail: e.detail()}
+func (e *tagError) public() error {
+	return public.Publish(&public.Error{Op: "plan", Type: e.typ.String(), Path: e.field, Offset: -1, Err: public.ErrInvalidSpec, Detail: e.detail()})
 }
 
 func keyError(key, format string, args ...any) *tagError {

@@ -110,8 +110,8 @@ func (t *tracer) finish(d *decodeState, pl *plan) (*public.Node, error) {
 	}
 	t.close(d.off)
 	if d.off != len(d.src) {
-		return nil, &public.Error{Op: "layout", Type: pl.typ.String(), Offset: d.off, Err: public.ErrTrailingBytes,
-			Detail: fmt.Sprintf("%d bytes", len(d.src)-d.off)}
+		return nil, public.Publish(&public.Error{Op: "layout", Type: pl.typ.String(), Offset: d.off, Err: public.ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(d.src)-d.off)})
 	}
 	return t.root, nil
 }

@@ -102,8 +102,9 @@ func publicSpecError(t reflect.Type, err error) error {
 			e.typ = t
 		}
 		return e.public()
-	case *public.Error:
-		return e
 	}
-	return &public.Error{Op: "plan", Type: t.String(), Offset: -1, Err: public.ErrInvalidSpec, Detail: err.Error()}
+	if _, ok := public.ErrorOf(err); ok {
+		return err
+	}
+	return public.Publish(&public.Error{Op: "plan", Type: t.String(), Offset: -1, Err: public.ErrInvalidSpec, Detail: err.Error()})
 }

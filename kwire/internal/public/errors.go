@@ -64,3 +64,18 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Publish gives an *Error the engine returns the type its callers know:
+// package kwire defines its own Error (so that go doc shows it) with the
+// same fields and sets Publish, at start-up, to convert to it. Left as is
+// (the engine's own tests, which do not link package kwire), an *Error is
+// returned unchanged.
+var Publish = func(e *Error) error { return e }
+
+// ErrorOf returns err as an *Error, whichever of the two types it has:
+// the engine's or, converted back, package kwire's (a caller's callback
+// may return one). Package kwire sets it together with Publish.
+var ErrorOf = func(err error) (*Error, bool) {
+	e, ok := err.(*Error)
+	return e, ok
+}
