@@ -1,6 +1,10 @@
 package kwire
 
-import "github.com/kwirelabs/kwire/kwire/internal/engine"
+import (
+	"unsafe"
+
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
+)
 
 // Decoder decodes with options. Its zero value is what Unmarshal,
 // ReadRequest and ReadResponse do; a Decoder is a plain value, safe to
@@ -42,12 +46,12 @@ func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
 // the struct to decode the body into; its tags decide the header version.
 func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
 	h, body, err := engine.ReadRequest(engine.Options(dc), frame, newBody)
-	return RequestHeader(h), body, err
+	return *(*RequestHeader)(unsafe.Pointer(&h)), body, err
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version.
 func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
 	h, err := engine.ReadResponse(engine.Options(dc), frame, msg, version)
-	return ResponseHeader(h), err
+	return *(*ResponseHeader)(unsafe.Pointer(&h)), err
 }

@@ -88,8 +88,9 @@
 // it a file a line). The types kwire shows that the engine uses too are
 // defined in kwire/internal/public and written out again here, field for
 // field, so that go doc shows them; a call converts between the two
-// (free for a flat struct, a copy for the Layout and Schema trees), and
-// the engine's errors reach callers as *Error.
+// (free for the flat structs and the headers, which have the engine's
+// layout; a copy for a Layout tree, made once per schema for SchemaOf),
+// and the engine's errors reach callers as *Error.
 //
 // A request or response header that is cut short or malformed is an
 // *Error with Op "frame", the header's type, the field and its offset,

@@ -1,6 +1,8 @@
 package kwire
 
 import (
+	"unsafe"
+
 	"github.com/kwirelabs/kwire/kwire/internal/engine"
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
@@ -8,7 +10,7 @@ import (
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
 func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
-	return engine.AppendRequest(dst, msg, version, correlationID, clientID, UnknownTags{})
+	return engine.AppendRequest(dst, msg, version, correlationID, clientID, public.UnknownTags{})
 }
 
 // AppendRequestWithHeader is AppendRequest for a caller that has a whole
@@ -16,7 +18,7 @@ func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 // header's APIVersion is the body's version; its Version and APIKey are
 // worked out from msg, as AppendRequest does.
 func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
-	return engine.AppendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags)
+	return engine.AppendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, *(*public.UnknownTags)(unsafe.Pointer(&h.UnknownTags)))
 }
 
 // PeekRequest reads the API key, version and correlation id of a request
@@ -44,7 +46,7 @@ func AppendResponse(dst []byte, msg any, version int16, correlationID int32) ([]
 // whole header, tagged fields included (a proxy passing a response on):
 // the header's version is worked out from msg at version.
 func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int16) ([]byte, error) {
-	return engine.AppendResponse(dst, public.ResponseHeader(h), msg, version)
+	return engine.AppendResponse(dst, *(*public.ResponseHeader)(unsafe.Pointer(&h)), msg, version)
 }
 
 // ReadRequest reads a request frame (size prefix included). newBody is
@@ -53,7 +55,7 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 // It is Decoder{}.ReadRequest.
 func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
 	h, body, err := engine.ReadRequest(engine.Options{}, frame, newBody)
-	return RequestHeader(h), body, err
+	return *(*RequestHeader)(unsafe.Pointer(&h)), body, err
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
@@ -61,5 +63,5 @@ func ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error))
 // Decoder{}.ReadResponse.
 func ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
 	h, err := engine.ReadResponse(engine.Options{}, frame, msg, version)
-	return ResponseHeader(h), err
+	return *(*ResponseHeader)(unsafe.Pointer(&h)), err
 }

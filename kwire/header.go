@@ -1,6 +1,11 @@
 package kwire
 
-import public "github.com/kwirelabs/kwire/kwire/internal/public"
+import (
+	"fmt"
+	"reflect"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
+)
 
 // RequestHeader is the header in front of every request body.
 type RequestHeader struct {
@@ -30,4 +35,48 @@ func RequestHeaderVersion(apiKey, version int16, flexible bool) int16 {
 // client must read before it knows what the broker speaks.
 func ResponseHeaderVersion(apiKey int16, flexible bool) int16 {
 	return public.ResponseHeaderVersion(apiKey, flexible)
+}
+
+// The headers hold this package's UnknownTags, so they differ in type
+// from the engine's, which hold the engine's. Each has the engine's
+// layout, so a header crosses the API as the same bytes (an unsafe
+// conversion in frame.go and decoder.go), with no copy on the frame path;
+// init checks the layouts.
+func init() {
+	for _, pair := range [][2]reflect.Type{
+		{reflect.TypeFor[RequestHeader](), reflect.TypeFor[public.RequestHeader]()},
+		{reflect.TypeFor[ResponseHeader](), reflect.TypeFor[public.ResponseHeader]()},
+		{reflect.TypeFor[UnknownTags](), reflect.TypeFor[public.UnknownTags]()},
+	} {
+		if err := sameLayout(pair[0], pair[1]); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// sameLayout reports how a differs from b in the layout the garbage
+// collector and the engine see: kinds, sizes, alignments and the offsets
+// of fields, element types followed down.
+func sameLayout(a, b reflect.Type) error {
+	if a.Kind() != b.Kind() || a.Size() != b.Size() || a.Align() != b.Align() {
+		return fmt.Errorf("kwire: %s is not laid out as the engine's %s", a, b)
+	}
+	switch a.Kind() {
+	case reflect.Struct:
+		if a.NumField() != b.NumField() {
+			return fmt.Errorf("kwire: %s has %d fields, the engine's %d", a, a.NumField(), b.NumField())
+		}
+		for i := 0; i < a.NumField(); i++ {
+			fa, fb := a.Field(i), b.Field(i)
+			if fa.Offset != fb.Offset {
+				return fmt.Errorf("kwire: %s.%s is at offset %d, the engine's at %d", a, fa.Name, fa.Offset, fb.Offset)
+			}
+			if err := sameLayout(fa.Type, fb.Type); err != nil {
+				return err
+			}
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return sameLayout(a.Elem(), b.Elem())
+	}
+	return nil
 }

@@ -1,13 +1,21 @@
 package kwire
 
-import public "github.com/kwirelabs/kwire/kwire/internal/public"
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
+)
 
 // TaggedField is one tagged field as it appears on the wire: its tag
 // number and its raw (still encoded) value.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.TaggedField
-type TaggedField = public.TaggedField
+type TaggedField struct {
+	Tag  uint32
+	Data []byte
+}
+
+func (t TaggedField) String() string { return fmt.Sprintf("tag %d: %x", t.Tag, t.Data) }
 
 // UnknownTags holds the tagged fields a struct does not declare, in
 // ascending tag order. Put a field of this type in a struct to keep them
@@ -17,12 +25,69 @@ type TaggedField = public.TaggedField
 // every element of a decoded array carries the field, so a 24-byte slice
 // header would triple the size of a struct of a few numbers. The zero
 // value holds no fields.
-//
-// Its fields and methods are documented where it is defined:
-// go doc github.com/kwirelabs/kwire/kwire/internal/public.UnknownTags
-type UnknownTags = public.UnknownTags
+type UnknownTags struct{ fields *[]TaggedField }
+
+// The engine reads and writes an UnknownTags field through its own type,
+// which has this one's layout; it checks that here, at start-up.
+func init() {
+	if err := engine.AcceptUnknownTags(reflect.TypeFor[UnknownTags]()); err != nil {
+		panic(err)
+	}
+}
 
 // NewUnknownTags holds fields, which must be in ascending tag order (the
 // encoder refuses them otherwise). It shares fields' backing array, as a
 // slice assignment would.
-func NewUnknownTags(fields ...TaggedField) UnknownTags { return public.NewUnknownTags(fields...) }
+func NewUnknownTags(fields ...TaggedField) UnknownTags {
+	var t UnknownTags
+	t.Set(fields...)
+	return t
+}
+
+// Len is the number of fields held.
+func (t UnknownTags) Len() int {
+	if t.fields == nil {
+		return 0
+	}
+	return len(*t.fields)
+}
+
+// Fields returns the fields held, in tag order, or nil. The slice is the
+// one held: change it with Set.
+func (t UnknownTags) Fields() []TaggedField {
+	if t.fields == nil {
+		return nil
+	}
+	return *t.fields
+}
+
+// Set replaces the fields held; no fields leaves t empty (the zero value).
+func (t *UnknownTags) Set(fields ...TaggedField) {
+	if len(fields) == 0 {
+		t.fields = nil
+		return
+	}
+	t.fields = &fields
+}
+
+// String formats the fields held, as fmt formats a []TaggedField.
+func (t UnknownTags) String() string { return fmt.Sprint(t.Fields()) }
+
+// MarshalJSON writes the fields as a JSON array of {"Tag", "Data"}
+// objects (Data in base64), as kwire/pretty does.
+func (t UnknownTags) MarshalJSON() ([]byte, error) {
+	if t.fields == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(*t.fields)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (t *UnknownTags) UnmarshalJSON(b []byte) error {
+	var fields []TaggedField
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	t.Set(fields...)
+	return nil
+}

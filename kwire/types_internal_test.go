@@ -1,6 +1,7 @@
 package kwire
 
 import (
+	"reflect"
 	"testing"
 
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
@@ -59,5 +60,23 @@ func TestSchemaCopiesOnce(t *testing.T) {
 	}
 	if s.Type.Name() != "schemaOuter" || s.UnknownTags != -1 || len(s.Fields[0].Struct.Fields) != 1 || s.Fields[0].Struct.Fields[0].Name != "X" {
 		t.Errorf("schema: %+v", s)
+	}
+}
+
+// sameLayout, which init runs on the headers, tells the engine's layout
+// from another one.
+func TestSameLayout(t *testing.T) {
+	if err := sameLayout(reflect.TypeFor[RequestHeader](), reflect.TypeFor[public.RequestHeader]()); err != nil {
+		t.Error(err)
+	}
+	for _, pair := range [][2]reflect.Type{
+		{reflect.TypeFor[RequestHeader](), reflect.TypeFor[public.ResponseHeader]()},
+		{reflect.TypeFor[struct{ A, B int32 }](), reflect.TypeFor[struct{ A int32 }]()},
+		{reflect.TypeFor[struct{ A int32 }](), reflect.TypeFor[struct{ A uint32 }]()},
+		{reflect.TypeFor[struct{ P *[]struct{ A uint64 } }](), reflect.TypeFor[struct{ P *[]struct{ A, B uint32 } }]()},
+	} {
+		if sameLayout(pair[0], pair[1]) == nil {
+			t.Errorf("%s and %s have the same layout", pair[0], pair[1])
+		}
 	}
 }

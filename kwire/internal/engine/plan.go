@@ -163,7 +163,49 @@ type fieldSpec struct {
 	tag fieldTag
 }
 
-var unknownType = reflect.TypeFor[public.UnknownTags]()
+// unknownTypes are the types a field holding unknown tagged fields may
+// have: the engine's UnknownTags and package kwire's, which has its
+// layout (AcceptUnknownTags). The list is written at start-up only.
+var unknownTypes = []reflect.Type{reflect.TypeFor[public.UnknownTags]()}
+
+func isUnknownTags(t reflect.Type) bool {
+	for _, u := range unknownTypes {
+		if t == u {
+			return true
+		}
+	}
+	return false
+}
+
+// AcceptUnknownTags makes t, package kwire's UnknownTags, hold a
+// struct's unknown tagged fields as the engine's does. The engine reads
+// and writes it through its own type, so t must have that layout: one
+// pointer to a slice of structs laid out as TaggedField.
+func AcceptUnknownTags(t reflect.Type) error {
+	want := reflect.TypeFor[public.UnknownTags]()
+	wantElem := reflect.TypeFor[public.TaggedField]()
+	if t.Kind() != reflect.Struct || t.NumField() != 1 || t.Size() != want.Size() {
+		return fmt.Errorf("kwire: %s is not laid out as UnknownTags", t)
+	}
+	p := t.Field(0).Type
+	if p.Kind() != reflect.Pointer || p.Elem().Kind() != reflect.Slice {
+		return fmt.Errorf("kwire: %s does not hold a pointer to a slice", t)
+	}
+	e := p.Elem().Elem()
+	if e.Kind() != reflect.Struct || e.Size() != wantElem.Size() || e.Align() != wantElem.Align() || e.NumField() != wantElem.NumField() {
+		return fmt.Errorf("kwire: %s is not laid out as TaggedField", e)
+	}
+	for i := 0; i < e.NumField(); i++ {
+		if f, w := e.Field(i), wantElem.Field(i); f.Type.Kind() != w.Type.Kind() || f.Offset != w.Offset || f.Type.Size() != w.Type.Size() ||
+			f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() != w.Type.Elem().Kind() {
+			return fmt.Errorf("kwire: %s.%s is not laid out as TaggedField.%s", e, f.Name, w.Name)
+		}
+	}
+	if !isUnknownTags(t) {
+		unknownTypes = append(unknownTypes, t)
+	}
+	return nil
+}
 
 func parseType(t reflect.Type) *typeInfo {
 	ti := &typeInfo{typ: t, ptrType: runtimeType(reflect.PointerTo(t)), unknown: -1, msg: messageTag{apiKey: -1, versions: public.AllVersions, flexible: public.NoVersions}}
@@ -189,7 +231,7 @@ func parseType(t reflect.Type) *typeInfo {
 			}
 			continue
 		}
-		if f.Type == unknownType {
+		if isUnknownTags(f.Type) {
 			switch {
 			case !f.IsExported():
 				return fail(f, keyError("", "an unexported UnknownTags field is never filled: export it"))

@@ -46,3 +46,52 @@ func TestStringHintFollowsTheLastMessage(t *testing.T) {
 		}
 	}
 }
+
+type otherTaggedField struct {
+	Tag  uint32
+	Data []byte
+}
+
+// otherUnknownTags has UnknownTags' layout, as package kwire's does.
+type otherUnknownTags struct{ fields *[]otherTaggedField }
+
+type otherUnknownMsg struct {
+	_       struct{} `kafka:"versions=0,flexible=0+"`
+	N       int32    `kafka:"v=0+"`
+	Unknown otherUnknownTags
+}
+
+// AcceptUnknownTags takes a type with UnknownTags' layout (package
+// kwire's own) and refuses one without it; a struct holding the accepted
+// type keeps its unknown tagged fields across a decode and re-encode.
+func TestAcceptUnknownTags(t *testing.T) {
+	for _, bad := range []reflect.Type{
+		reflect.TypeFor[struct{ p *[]struct{ A uint64 } }](),
+		reflect.TypeFor[struct{ p *[]struct{ Tag, Data uint32 } }](),
+		reflect.TypeFor[struct {
+			p *[]otherTaggedField
+			q int
+		}](),
+		reflect.TypeFor[struct{ p []otherTaggedField }](),
+		reflect.TypeFor[int](),
+	} {
+		if AcceptUnknownTags(bad) == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if err := AcceptUnknownTags(reflect.TypeFor[otherUnknownTags]()); err != nil {
+		t.Fatal(err)
+	}
+	in := []byte{0, 0, 0, 7, 2, 5, 1, 0xaa, 9, 2, 0xbb, 0xcc}
+	var m otherUnknownMsg
+	if err := Unmarshal(Options{}, in, &m, 0); err != nil {
+		t.Fatal(err)
+	}
+	if m.Unknown.fields == nil || len(*m.Unknown.fields) != 2 || (*m.Unknown.fields)[1].Tag != 9 {
+		t.Fatalf("unknown fields not kept: %+v", m.Unknown.fields)
+	}
+	out, err := Marshal(&m, 0)
+	if err != nil || string(out) != string(in) {
+		t.Fatalf("re-encoded %x, %v; want %x", out, err, in)
+	}
+}
