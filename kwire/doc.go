@@ -116,3 +116,12 @@ package kwire
 //   - internal/public/errors.go ~ record/errors.go and ~ pretty/parse.go:
 //     lists of different sentinels alike only in shape (errors.New per
 //     name); the ones record shares with kwire are kwire's own values.
+//   - types.go ~ internal/public/types.go, schema.go ~
+//     internal/public/schema.go, header.go ~ internal/public/header.go,
+//     errors.go ~ internal/public/errors.go, layout.go ~
+//     internal/public/node.go: each public type the engine uses is
+//     written out twice, field for field, as the engine's type and as
+//     kwire's, because go doc shows no fields or methods of an alias and
+//     the engine cannot import kwire. UnknownTags' six short methods are
+//     written twice too: the engine calls them on its type, and kwire's
+//     could reach the engine's only through unsafe.
