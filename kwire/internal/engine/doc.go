@@ -39,11 +39,18 @@ package engine
 // Repeated code that stays, as `duplicates` (run in kwire/) lists it, each
 // pair with why it is not one function:
 //
-//   - decode.go's and encode.go's cases per width and per length form
-//     (decode.go's struct-array cases, encode.go's cInt32 ~ cInt16 ...):
-//     each case of the hot loops is written out so that it makes no call;
-//     a shared helper would be a call per field (interop/README.md has the
-//     rows that pin the loops' instruction counts).
+//   - codec_gen.go ~ genforms/loops.go and ~ genforms/forms.go: the
+//     generated loops are the skeleton with the description's cases
+//     written in, one case per code, alike in shape; each case is written
+//     out so that it makes no call (a shared helper would be a call per
+//     field; interop/README.md has the rows that pin the loops'
+//     instruction counts). Edit genforms, never codec_gen.go.
+//   - genforms/forms.go's length forms: each form's snippets in the same
+//     fields, alike in shape because they are the same pieces of
+//     different forms.
+//   - decode.go's decodeString ~ decodeBytes: the general path's string
+//     and byte-string readers, alike up to the null check; they store
+//     different Go types through different accessors.
 //   - validate_test.go, wire_test.go, tag_test.go, cache_test.go,
 //     wiretype_test.go, program_test.go, encode_test.go: struct
 //     declarations alike in shape (kafka tags), each the input of its own
