@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -193,7 +191,11 @@ func (t *jsonTokens) value() (json.Token, error) {
 	}
 	var tok json.Token = json.Number(raw)
 	if raw[0] == '"' {
-		tok = unquote(raw)
+		s, err := unquote(raw)
+		if err != nil {
+			return nil, err
+		}
+		tok = s
 	}
 	if len(raw) <= maxSeenLen && len(t.seen) < maxSeen {
 		if t.seen == nil {
@@ -241,73 +243,16 @@ func (t *jsonTokens) stringEnd(start int) (int, error) {
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // unquote is the string a checked JSON string stands for; bytes that are
-// not UTF-8 become U+FFFD, as encoding/json has them.
-func unquote(raw []byte) string {
+// not UTF-8 become U+FFFD, as encoding/json has them. A string with an
+// escape or such a byte is left to encoding/json, which has the rules.
+func unquote(raw []byte) (string, error) {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
-		return string(s)
+		return string(s), nil
 	}
-	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			e := s[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(s[i:])
-				i += 4
-				if utf16.IsSurrogate(r) { // valid only as the first of a pair of \u escapes
-					pair := unicode.ReplacementChar
-					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						pair = utf16.DecodeRune(r, hex4(s[i+2:]))
-					}
-					if pair != unicode.ReplacementChar {
-						i += 6
-					}
-					r = pair
-				}
-				b = utf8.AppendRune(b, r)
-			default: // '"', '\\', '/'
-				b = append(b, e)
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			b = utf8.AppendRune(b, r) // RuneError for a byte that is not UTF-8
-			i += size
-		}
-	}
-	return string(b)
-}
-
-// hex4 is the value of the 4 hex digits s starts with (checked before).
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			r = r<<4 | rune(c-'a'+10)
-		}
-	}
-	return r
+	var out string
+	err := json.Unmarshal(raw, &out)
+	return out, err
 }
 
 // numberEnd is the end of the number starting at start: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
