@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/internal/testbroker"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -38,46 +39,34 @@ func TestSCRAMSHA256RFC7677(t *testing.T) {
 	assert.Equal(t, "a=3Db=2Cc", saslName("a=b,c"))
 }
 
-// fakeSASLBroker answers SaslHandshake (offering PLAIN) and one
-// SaslAuthenticate, accepting the token want.
-func fakeSASLBroker(t *testing.T, conn net.Conn, want string) {
-	defer conn.Close()
-	frames := kwire.NewFrameReader(conn, 0)
-	for {
-		frame, err := frames.Next()
-		if err != nil {
-			return
-		}
-		h, body, err := messages.ReadRequest(frame)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		var resp any
-		switch req := body.(type) {
+// fakeSASLBroker serves conn as a broker offering the one mechanism:
+// SaslHandshake names it, and authenticate answers each SaslAuthenticate.
+func fakeSASLBroker(conn net.Conn, mechanism string, authenticate func(auth []byte) *messages.SaslAuthenticateResponse) {
+	testbroker.ServeConn(conn, func(_ kwire.RequestHeader, msg any) any {
+		switch req := msg.(type) {
 		case *messages.SaslHandshakeRequest:
-			r := &messages.SaslHandshakeResponse{Mechanisms: []string{"PLAIN"}}
-			if req.Mechanism != "PLAIN" {
+			r := &messages.SaslHandshakeResponse{Mechanisms: []string{mechanism}}
+			if req.Mechanism != mechanism {
 				r.ErrorCode = 33 // UNSUPPORTED_SASL_MECHANISM
 			}
-			resp = r
+			return r
 		case *messages.SaslAuthenticateRequest:
-			r := &messages.SaslAuthenticateResponse{}
-			if string(req.AuthBytes) != want {
-				r.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
-				msg := "Authentication failed: Invalid username or password"
-				r.ErrorMessage = &msg
-			}
-			resp = r
+			return authenticate(req.AuthBytes)
 		}
-		out, err := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
-		if err != nil {
-			t.Error(err)
-			return
+		return nil
+	})
+}
+
+// plainAuthenticate accepts the token want, as a PLAIN broker does.
+func plainAuthenticate(want string) func(auth []byte) *messages.SaslAuthenticateResponse {
+	return func(auth []byte) *messages.SaslAuthenticateResponse {
+		r := &messages.SaslAuthenticateResponse{}
+		if string(auth) != want {
+			r.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+			msg := "Authentication failed: Invalid username or password"
+			r.ErrorMessage = &msg
 		}
-		if _, err := conn.Write(out); err != nil {
-			return
-		}
+		return r
 	}
 }
 
@@ -93,7 +82,7 @@ func TestLoginPlain(t *testing.T) {
 		{Credentials{Mechanism: "PLAIN", Password: "s3cret"}, "needs a user"},
 	} {
 		client, server := net.Pipe()
-		go fakeSASLBroker(t, server, "\x00alice\x00s3cret")
+		go fakeSASLBroker(server, "PLAIN", plainAuthenticate("\x00alice\x00s3cret"))
 		err := Login(client, c.creds, "kwire-test", 100)
 		client.Close()
 		if c.err == "" {
@@ -107,55 +96,25 @@ func TestLoginPlain(t *testing.T) {
 	}
 }
 
-// fakeOAuthBroker answers SaslHandshake (offering OAUTHBEARER) and
-// SaslAuthenticate as Kafka's OAUTHBEARER server does: the initial
-// response want logs in; any other gets the error JSON as a challenge,
-// and the client's 0x01 after it SASL_AUTHENTICATION_FAILED carrying the
-// JSON. Every token it read goes to got.
-func fakeOAuthBroker(t *testing.T, conn net.Conn, want string, got chan<- []byte) {
-	defer conn.Close()
+// oauthAuthenticate answers as Kafka's OAUTHBEARER server does: the
+// initial response want logs in; any other gets the error JSON as a
+// challenge, and the client's 0x01 after it SASL_AUTHENTICATION_FAILED
+// carrying the JSON. Every token it reads goes to got.
+func oauthAuthenticate(want string, got chan<- []byte) func(auth []byte) *messages.SaslAuthenticateResponse {
 	const refusal = `{"status":"invalid_token"}`
-	frames := kwire.NewFrameReader(conn, 0)
-	for {
-		frame, err := frames.Next()
-		if err != nil {
-			return
+	return func(auth []byte) *messages.SaslAuthenticateResponse {
+		got <- auth
+		r := &messages.SaslAuthenticateResponse{}
+		switch string(auth) {
+		case want:
+		case "\x01":
+			r.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
+			msg := refusal
+			r.ErrorMessage = &msg
+		default:
+			r.AuthBytes = []byte(refusal)
 		}
-		h, body, err := messages.ReadRequest(frame)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		var resp any
-		switch req := body.(type) {
-		case *messages.SaslHandshakeRequest:
-			r := &messages.SaslHandshakeResponse{Mechanisms: []string{"OAUTHBEARER"}}
-			if req.Mechanism != "OAUTHBEARER" {
-				r.ErrorCode = 33 // UNSUPPORTED_SASL_MECHANISM
-			}
-			resp = r
-		case *messages.SaslAuthenticateRequest:
-			got <- req.AuthBytes
-			r := &messages.SaslAuthenticateResponse{}
-			switch string(req.AuthBytes) {
-			case want:
-			case "\x01":
-				r.ErrorCode = 58 // SASL_AUTHENTICATION_FAILED
-				msg := refusal
-				r.ErrorMessage = &msg
-			default:
-				r.AuthBytes = []byte(refusal)
-			}
-			resp = r
-		}
-		out, err := kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		if _, err := conn.Write(out); err != nil {
-			return
-		}
+		return r
 	}
 }
 
@@ -183,7 +142,7 @@ func TestLoginOAuthBearer(t *testing.T) {
 	} {
 		client, server := net.Pipe()
 		got := make(chan []byte, 4)
-		go fakeOAuthBroker(t, server, good, got)
+		go fakeSASLBroker(server, "OAUTHBEARER", oauthAuthenticate(good, got))
 		err := Login(client, c.creds, "kwire-test", 100)
 		client.Close()
 		var sent []string

@@ -22,13 +22,14 @@ func Serve(t testing.TB, ln net.Listener, answer func(h kwire.RequestHeader, msg
 			if err != nil {
 				return
 			}
-			go serveConn(c, answer)
+			go ServeConn(c, answer)
 		}
 	}()
 	t.Cleanup(func() { ln.Close() })
 }
 
-func serveConn(c net.Conn, answer func(h kwire.RequestHeader, msg any) any) {
+// ServeConn is Serve for one connection, c, which it closes when done.
+func ServeConn(c net.Conn, answer func(h kwire.RequestHeader, msg any) any) {
 	defer c.Close()
 	frames := kwire.NewFrameReader(c, 0)
 	for {
