@@ -1,6 +1,9 @@
 package kwire
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/kwirelabs/kwire/kwire/internal/engine"
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
@@ -18,7 +21,30 @@ type Node struct {
 
 // Format writes the tree as indented text, one node a line, with the
 // offset and size of each node.
-func (n *Node) Format() string { return publicNode(n).Format() }
+func (n *Node) Format() string {
+	var b strings.Builder
+	n.format(&b, "", "")
+	return b.String()
+}
+
+func (n *Node) format(b *strings.Builder, first, rest string) {
+	b.WriteString(first)
+	b.WriteString(n.Name)
+	b.WriteString(" ")
+	b.WriteString(n.Type)
+	if n.Value != "" {
+		b.WriteString(" = ")
+		b.WriteString(n.Value)
+	}
+	fmt.Fprintf(b, " [0x%04x, %dB]\n", n.Offset, n.Size)
+	for i, c := range n.Children {
+		if i == len(n.Children)-1 {
+			c.format(b, rest+"+-- ", rest+"    ")
+		} else {
+			c.format(b, rest+"+-- ", rest+"|   ")
+		}
+	}
+}
 
 // nodeOf copies the engine's tree n (nil for nil).
 func nodeOf(n *public.Node) *Node {
@@ -30,21 +56,6 @@ func nodeOf(n *public.Node) *Node {
 		c.Children = make([]*Node, len(n.Children))
 		for i, child := range n.Children {
 			c.Children[i] = nodeOf(child)
-		}
-	}
-	return c
-}
-
-// publicNode is nodeOf the other way, for Format.
-func publicNode(n *Node) *public.Node {
-	if n == nil {
-		return nil
-	}
-	c := &public.Node{Name: n.Name, Type: n.Type, Value: n.Value, Offset: n.Offset, Size: n.Size}
-	if n.Children != nil {
-		c.Children = make([]*public.Node, len(n.Children))
-		for i, child := range n.Children {
-			c.Children[i] = publicNode(child)
 		}
 	}
 	return c

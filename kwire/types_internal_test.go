@@ -27,7 +27,8 @@ func TestTypesAgreeWithTheEngine(t *testing.T) {
 		t.Errorf("ParseVersionRange(3-5) = %v, %v", r, err)
 	}
 	tree := &Node{Name: "root", Type: "struct", Size: 2, Children: []*Node{{Name: "A", Type: "int8", Value: "1", Size: 1}, {Name: "B", Type: "int8", Value: "2", Offset: 1, Size: 1}}}
-	if got := nodeOf(publicNode(tree)); got.Format() != tree.Format() || len(got.Children) != 2 || got.Children[1].Offset != 1 {
+	engineTree := &public.Node{Name: "root", Type: "struct", Size: 2, Children: []*public.Node{{Name: "A", Type: "int8", Value: "1", Size: 1}, {Name: "B", Type: "int8", Value: "2", Offset: 1, Size: 1}}}
+	if got := nodeOf(engineTree); got.Format() != tree.Format() || len(got.Children) != 2 || got.Children[1].Offset != 1 {
 		t.Errorf("node copy:\n%s\nwant\n%s", got.Format(), tree.Format())
 	}
 }
