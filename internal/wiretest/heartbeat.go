@@ -1,28 +1,17 @@
 package wiretest
 
-import "github.com/kwirelabs/kwire/kwire"
+import (
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
 
-// Heartbeat has the shape of ConsumerGroupHeartbeatRequest v1.
-type Heartbeat struct {
-	_                    struct{}         `kafka:"api=68,versions=0-1,flexible=0+"`
-	GroupID              string           `kafka:"v=0+"`
-	MemberID             string           `kafka:"v=0+"`
-	MemberEpoch          int32            `kafka:"v=0+"`
-	InstanceID           *string          `kafka:"v=0+,nullable=0+,default=null"`
-	RackID               *string          `kafka:"v=0+,nullable=0+,default=null"`
-	RebalanceTimeoutMs   int32            `kafka:"v=0+,default=-1"`
-	SubscribedTopicNames []string         `kafka:"v=0+,nullable=0+,default=null"`
-	SubscribedTopicRegex *string          `kafka:"v=1+,nullable=1+,default=null"`
-	ServerAssignor       *string          `kafka:"v=0+,nullable=0+,default=null"`
-	TopicPartitions      []HeartbeatTopic `kafka:"v=0+,nullable=0+,default=null"`
-	UnknownTags          kwire.UnknownTags
-}
+// Heartbeat is ConsumerGroupHeartbeatRequest (v0-1: flexible, with
+// nullable strings, an array of strings and one of structs holding a
+// UUID), under a short name for the engine's and kwire's tests.
+type Heartbeat = messages.ConsumerGroupHeartbeatRequest
 
-type HeartbeatTopic struct {
-	TopicID     kwire.UUID `kafka:"v=0+"`
-	Partitions  []int32    `kafka:"v=0+"`
-	UnknownTags kwire.UnknownTags
-}
+// HeartbeatTopic is an element of Heartbeat.TopicPartitions.
+type HeartbeatTopic = messages.ConsumerGroupHeartbeatRequestTopicPartitions
 
 // NewHeartbeat is a Heartbeat of three topics of four partitions.
 func NewHeartbeat() *Heartbeat {
