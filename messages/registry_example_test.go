@@ -58,14 +58,16 @@ func ExampleNewRegistry() {
 // A tool adds its own APIs to a clone of Default, leaving Default as it was.
 func ExampleRegistry_Clone() {
 	tool := messages.Default.Clone()
+	before := tool.Clone() // a clone does not see what its source registers later
 	api, err := messages.NewAPI("Probe", func() any { return new(probeRequest) }, func() any { return new(probeResponse) })
 	fmt.Println(err, tool.Register(api))
 	_, inTool := tool.Lookup(1002)
 	_, inDefault := messages.Lookup(1002)
-	fmt.Println(inTool, inDefault, len(tool.APIs()) == len(messages.APIs())+1)
+	_, inBefore := before.Lookup(1002)
+	fmt.Println(inTool, inDefault, inBefore, len(tool.APIs()) == len(messages.APIs())+1)
 	// Output:
 	// <nil> <nil>
-	// true false true
+	// true false false true
 }
 
 type probeRequest struct {
