@@ -9,12 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/internal/customapi" // registers Ledger, key 1000, with messages.Default
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/trafficlog"
-	"github.com/kwirelabs/kwire/messages"
 )
 
 // TestProxyCustomAPI: the proxy decodes and pairs a registered custom API.
@@ -40,10 +38,7 @@ func TestProxyCustomAPI(t *testing.T) {
 // an API that only Config.Registry knows (one from JSON schemas, as
 // kwire proxy -schemas registers), not only of messages.Default's.
 func TestAnswerErrorFromConfigRegistry(t *testing.T) {
-	apis, err := gen.LoadAPIs("../../gen/testdata/vendorping")
-	require.NoError(t, err)
-	reg := messages.Default.Clone()
-	require.NoError(t, reg.Register(apis[0]))
+	reg, api := vendorPingRegistry(t)
 	deny := funcFilter{req: func(c *Conn, r *Request) Action { return AnswerError(r, kerr.ClusterAuthorizationFailed) }}
 	up := startUpstream(t)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg, Filters: []Filter{deny}}, &syncBuffer{}, trafficlog.Options{})
@@ -51,9 +46,9 @@ func TestAnswerErrorFromConfigRegistry(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 
-	_, err = c.Write(frameOf(kwire.AppendRequest(nil, apis[0].NewRequest(), 1, 5, nil)))
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, api.NewRequest(), 1, 5, nil)))
 	require.NoError(t, err)
-	h, body, err := reg.ReadResponse(readFrame(t, c), apis[0].Key, 1)
+	h, body, err := reg.ReadResponse(readFrame(t, c), api.Key, 1)
 	require.NoError(t, err)
 	assert.EqualValues(t, 5, h.CorrelationID)
 	assert.EqualValues(t, kerr.ClusterAuthorizationFailed, reflect.ValueOf(body).Elem().FieldByName("ErrorCode").Int())

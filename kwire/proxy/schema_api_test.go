@@ -15,18 +15,26 @@ import (
 	"github.com/kwirelabs/kwire/messages"
 )
 
-// TestProxySchemaAPI: a vendor API known only from its JSON schemas
-// (built at run time by gen.LoadAPIs) is relayed byte for byte and logged
-// decoded, field by field.
-func TestProxySchemaAPI(t *testing.T) {
+// vendorPingRegistry is a registry of Kafka's APIs and VendorPing (key
+// 10000), built at run time from its JSON schemas by gen.LoadAPIs, as
+// kwire proxy -schemas does; api is VendorPing.
+func vendorPingRegistry(t *testing.T) (reg *messages.Registry, api messages.API) {
 	apis, err := gen.LoadAPIs("../../gen/testdata/vendorping")
 	require.NoError(t, err)
-	reg := messages.NewRegistry()
+	reg = messages.NewRegistry()
 	for _, a := range apis {
 		require.NoError(t, reg.Register(a))
 	}
 	api, ok := reg.Lookup(10000)
 	require.True(t, ok)
+	return reg, api
+}
+
+// TestProxySchemaAPI: a vendor API known only from its JSON schemas
+// (built at run time by gen.LoadAPIs) is relayed byte for byte and logged
+// decoded, field by field.
+func TestProxySchemaAPI(t *testing.T) {
+	reg, api := vendorPingRegistry(t)
 
 	up := startUpstream(t)
 	log := &syncBuffer{}
