@@ -1,10 +1,6 @@
 package kwire
 
-import (
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-)
+import "encoding/hex"
 
 // UUID is Kafka's 16-byte uuid type, written as its raw bytes.
 type UUID [16]byte
@@ -75,27 +71,3 @@ func (t *UnknownTags) Set(fields ...TaggedField) {
 	}
 	t.fields = &fields
 }
-
-// String formats the fields held, as fmt formats a []TaggedField.
-func (t UnknownTags) String() string { return fmt.Sprint(t.Fields()) }
-
-// MarshalJSON writes the fields as a JSON array of {"Tag", "Data"}
-// objects (Data in base64), as kwire/pretty does.
-func (t UnknownTags) MarshalJSON() ([]byte, error) {
-	if t.fields == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal(*t.fields)
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (t *UnknownTags) UnmarshalJSON(b []byte) error {
-	var fields []TaggedField
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return err
-	}
-	t.Set(fields...)
-	return nil
-}
-
-func (t TaggedField) String() string { return fmt.Sprintf("tag %d: %x", t.Tag, t.Data) }
