@@ -1,9 +1,9 @@
 package kwire
 
 import (
-	"fmt"
 	"reflect"
 
+	"github.com/kwirelabs/kwire/kwire/internal/engine"
 	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
@@ -41,42 +41,14 @@ func ResponseHeaderVersion(apiKey int16, flexible bool) int16 {
 // from the engine's, which hold the engine's. Each has the engine's
 // layout, so a header crosses the API as the same bytes (an unsafe
 // conversion in frame.go and decoder.go), with no copy on the frame path;
-// init checks the layouts.
+// init checks the layouts, their UnknownTags fields' included.
 func init() {
 	for _, pair := range [][2]reflect.Type{
 		{reflect.TypeFor[RequestHeader](), reflect.TypeFor[public.RequestHeader]()},
 		{reflect.TypeFor[ResponseHeader](), reflect.TypeFor[public.ResponseHeader]()},
-		{reflect.TypeFor[UnknownTags](), reflect.TypeFor[public.UnknownTags]()},
 	} {
-		if err := sameLayout(pair[0], pair[1]); err != nil {
+		if err := engine.SameLayout(pair[0], pair[1]); err != nil {
 			panic(err)
 		}
 	}
-}
-
-// sameLayout reports how a differs from b in the layout the garbage
-// collector and the engine see: kinds, sizes, alignments and the offsets
-// of fields, element types followed down.
-func sameLayout(a, b reflect.Type) error {
-	if a.Kind() != b.Kind() || a.Size() != b.Size() || a.Align() != b.Align() {
-		return fmt.Errorf("kwire: %s is not laid out as the engine's %s", a, b)
-	}
-	switch a.Kind() {
-	case reflect.Struct:
-		if a.NumField() != b.NumField() {
-			return fmt.Errorf("kwire: %s has %d fields, the engine's %d", a, a.NumField(), b.NumField())
-		}
-		for i := 0; i < a.NumField(); i++ {
-			fa, fb := a.Field(i), b.Field(i)
-			if fa.Offset != fb.Offset {
-				return fmt.Errorf("kwire: %s.%s is at offset %d, the engine's at %d", a, fa.Name, fa.Offset, fb.Offset)
-			}
-			if err := sameLayout(fa.Type, fb.Type); err != nil {
-				return err
-			}
-		}
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return sameLayout(a.Elem(), b.Elem())
-	}
-	return nil
 }

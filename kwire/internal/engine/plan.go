@@ -182,27 +182,38 @@ func isUnknownTags(t reflect.Type) bool {
 // and writes it through its own type, so t must have that layout: one
 // pointer to a slice of structs laid out as TaggedField.
 func AcceptUnknownTags(t reflect.Type) error {
-	want := reflect.TypeFor[public.UnknownTags]()
-	wantElem := reflect.TypeFor[public.TaggedField]()
-	if t.Kind() != reflect.Struct || t.NumField() != 1 || t.Size() != want.Size() {
-		return fmt.Errorf("kwire: %s is not laid out as UnknownTags", t)
-	}
-	p := t.Field(0).Type
-	if p.Kind() != reflect.Pointer || p.Elem().Kind() != reflect.Slice {
-		return fmt.Errorf("kwire: %s does not hold a pointer to a slice", t)
-	}
-	e := p.Elem().Elem()
-	if e.Kind() != reflect.Struct || e.Size() != wantElem.Size() || e.Align() != wantElem.Align() || e.NumField() != wantElem.NumField() {
-		return fmt.Errorf("kwire: %s is not laid out as TaggedField", e)
-	}
-	for i := 0; i < e.NumField(); i++ {
-		if f, w := e.Field(i), wantElem.Field(i); f.Type.Kind() != w.Type.Kind() || f.Offset != w.Offset || f.Type.Size() != w.Type.Size() ||
-			f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() != w.Type.Elem().Kind() {
-			return fmt.Errorf("kwire: %s.%s is not laid out as TaggedField.%s", e, f.Name, w.Name)
-		}
+	if err := SameLayout(t, reflect.TypeFor[public.UnknownTags]()); err != nil {
+		return err
 	}
 	if !isUnknownTags(t) {
 		unknownTypes = append(unknownTypes, t)
+	}
+	return nil
+}
+
+// SameLayout reports how a differs from b in the layout the garbage
+// collector and the engine see: kinds, sizes, alignments and the offsets
+// of fields, element types followed down.
+func SameLayout(a, b reflect.Type) error {
+	if a.Kind() != b.Kind() || a.Size() != b.Size() || a.Align() != b.Align() {
+		return fmt.Errorf("kwire: %s is not laid out as the engine's %s", a, b)
+	}
+	switch a.Kind() {
+	case reflect.Struct:
+		if a.NumField() != b.NumField() {
+			return fmt.Errorf("kwire: %s has %d fields, the engine's %d", a, a.NumField(), b.NumField())
+		}
+		for i := 0; i < a.NumField(); i++ {
+			fa, fb := a.Field(i), b.Field(i)
+			if fa.Offset != fb.Offset {
+				return fmt.Errorf("kwire: %s.%s is at offset %d, the engine's at %d", a, fa.Name, fa.Offset, fb.Offset)
+			}
+			if err := SameLayout(fa.Type, fb.Type); err != nil {
+				return err
+			}
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return SameLayout(a.Elem(), b.Elem())
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"reflect"
 	"testing"
+
+	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 type strHintMsg struct {
@@ -93,5 +95,24 @@ func TestAcceptUnknownTags(t *testing.T) {
 	out, err := Marshal(&m, 0)
 	if err != nil || string(out) != string(in) {
 		t.Fatalf("re-encoded %x, %v; want %x", out, err, in)
+	}
+}
+
+// SameLayout, which package kwire's init runs on its headers and
+// AcceptUnknownTags on its UnknownTags, tells the engine's layout from
+// another one.
+func TestSameLayout(t *testing.T) {
+	if err := SameLayout(reflect.TypeFor[otherUnknownTags](), reflect.TypeFor[public.UnknownTags]()); err != nil {
+		t.Error(err)
+	}
+	for _, pair := range [][2]reflect.Type{
+		{reflect.TypeFor[public.RequestHeader](), reflect.TypeFor[public.ResponseHeader]()},
+		{reflect.TypeFor[struct{ A, B int32 }](), reflect.TypeFor[struct{ A int32 }]()},
+		{reflect.TypeFor[struct{ A int32 }](), reflect.TypeFor[struct{ A uint32 }]()},
+		{reflect.TypeFor[struct{ P *[]struct{ A uint64 } }](), reflect.TypeFor[struct{ P *[]struct{ A, B uint32 } }]()},
+	} {
+		if SameLayout(pair[0], pair[1]) == nil {
+			t.Errorf("%s and %s have the same layout", pair[0], pair[1])
+		}
 	}
 }
