@@ -15,21 +15,19 @@ import (
 func decoderTokens(data []byte) ([]json.Token, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var out []json.Token
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return out, err
-		}
-		out = append(out, t)
-	}
+	return allTokens(dec.Token)
 }
 
 func ourTokens(data []byte) ([]json.Token, error) {
 	tokens := jsonTokens{data: data}
+	return allTokens(tokens.next)
+}
+
+// allTokens calls next until it fails, and returns the tokens and the error.
+func allTokens(next func() (json.Token, error)) ([]json.Token, error) {
 	var out []json.Token
 	for {
-		t, err := tokens.next()
+		t, err := next()
 		if err != nil {
 			return out, err
 		}
