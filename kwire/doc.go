@@ -122,6 +122,7 @@ package kwire
 //     internal/public/node.go: each public type the engine uses is
 //     written out twice, field for field, as the engine's type and as
 //     kwire's, because go doc shows no fields or methods of an alias and
-//     the engine cannot import kwire. UnknownTags' six short methods are
-//     written twice too: the engine calls them on its type, and kwire's
-//     could reach the engine's only through unsafe.
+//     the engine cannot import kwire. UnknownTags' Len, Fields and Set
+//     and NewUnknownTags are written twice too: the engine calls them on
+//     its type, and kwire's could reach the engine's only through unsafe
+//     (String and the JSON methods are kwire's alone).
