@@ -57,6 +57,11 @@ func checkSameTokens(t *testing.T, data []byte) {
 	if !reflect.DeepEqual(got, want) || errorKind(gotErr) != errorKind(wantErr) {
 		t.Fatalf("%q:\n got %#v, %v\nwant %#v, %v", data, got, gotErr, want, wantErr)
 	}
+	// A syntax error is found by the grammar checks, which place it, not
+	// by encoding/json unquoting a string they let through.
+	if _, ok := gotErr.(*tokenError); errorKind(gotErr) == "syntax" && !ok {
+		t.Fatalf("%q: a syntax error of type %T, not *tokenError: %v", data, gotErr, gotErr)
+	}
 	// The Decoder counts from the start of the data only for an error
 	// between values (inside one it counts from the value's start).
 	var se *json.SyntaxError
