@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 
-	"github.com/kwirelabs/kwire/internal/saslclient"
-	"github.com/kwirelabs/kwire/internal/testbroker"
+	"github.com/kwirelabs/kwire/app/saslclient"
+	"github.com/kwirelabs/kwire/app/testbroker"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )

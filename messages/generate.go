@@ -18,4 +18,4 @@ package messages
 // API and version, the smallest request and response frame in bytes), made
 // from the structs just generated; the property suite checks it.
 //
-//go:generate go run ../cmd/kwire apis -sizes -o testdata/minimal-sizes.tsv
+//go:generate go run ../internal/sizes/sizestable -o testdata/minimal-sizes.tsv

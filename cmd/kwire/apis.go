@@ -54,8 +54,8 @@ func runAPIs(args []string, out io.Writer) error {
 }
 
 // writeSizes writes the minimal-sizes table to file, or to out if file is
-// empty. `go generate ./messages` writes messages/testdata/minimal-sizes.tsv
-// this way.
+// empty: the table `go generate ./messages` writes to
+// messages/testdata/minimal-sizes.tsv (through internal/sizes/sizestable).
 func writeSizes(file string, out io.Writer) error {
 	rows, err := sizes.Table()
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 

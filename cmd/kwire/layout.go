@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kwirelabs/kwire/app/site"
 	"github.com/kwirelabs/kwire/gen"
-	"github.com/kwirelabs/kwire/internal/site"
 	"github.com/kwirelabs/kwire/messages"
 )
 

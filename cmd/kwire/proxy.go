@@ -16,10 +16,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kwirelabs/kwire/app/proxy"
+	"github.com/kwirelabs/kwire/app/proxy/filters"
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/proxy"
-	"github.com/kwirelabs/kwire/kwire/proxy/filters"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 )
 
 // proxyFlags are kwire proxy's settings, as flags and as the keys of a
@@ -160,7 +160,7 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 }
 
 // runProxy relays Kafka connections to an upstream cluster and logs every
-// request and response, decoded: a command-line face on kwire/proxy.
+// request and response, decoded: a command-line face on app/proxy.
 func runProxy(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/kwire/proxy/filters"
+	"github.com/kwirelabs/kwire/app/proxy/filters"
 )
 
 // readmeProxyYAML is the README's full -config example.

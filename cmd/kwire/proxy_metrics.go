@@ -12,12 +12,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire/kerr"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 
-// proxyMetrics is kwire/proxy's Metrics as Prometheus collectors. Label
+// proxyMetrics is app/proxy's Metrics as Prometheus collectors. Label
 // values come from bounded sets: API names of the registry ("other" for
 // keys it lacks, with no version), versions within the API's range,
 // Kafka's error names ("other" for codes Kafka does not define), and the
@@ -140,7 +140,7 @@ func (m *proxyMetrics) Undecodable(dir trafficlog.Dir) {
 // LogDropped counts a log line dropped (trafficlog.Options.OnDrop).
 func (m *proxyMetrics) LogDropped() { m.logDropped.Inc() }
 
-// ClientRequest counts a request under its client id (kwire/proxy's
+// ClientRequest counts a request under its client id (app/proxy's
 // ClientMetrics), while fewer than maxClientIDs ids have a label; a null
 // id counts as "". Ids past the cap, longer than maxClientIDLabel or not
 // UTF-8 count as "other".

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 )
 

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kwirelabs/kwire/app/proxy"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )

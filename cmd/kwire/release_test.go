@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/internal/testbroker"
-	"github.com/kwirelabs/kwire/internal/testcerts"
+	"github.com/kwirelabs/kwire/app/proxy"
+	"github.com/kwirelabs/kwire/app/testbroker"
+	"github.com/kwirelabs/kwire/app/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/proxy"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )

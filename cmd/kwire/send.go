@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kwirelabs/kwire/internal/saslclient"
+	"github.com/kwirelabs/kwire/app/saslclient"
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )

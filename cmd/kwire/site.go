@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kwirelabs/kwire/app/site"
 	"github.com/kwirelabs/kwire/gen"
-	"github.com/kwirelabs/kwire/internal/site"
 )
 
 func runSite(args []string, out io.Writer) error {

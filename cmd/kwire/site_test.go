@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/internal/site"
+	"github.com/kwirelabs/kwire/app/site"
 	"github.com/kwirelabs/kwire/messages"
 )
 

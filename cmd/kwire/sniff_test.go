@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/internal/secrettest"
-	"github.com/kwirelabs/kwire/internal/sniff/capturetest"
+	"github.com/kwirelabs/kwire/app/secrettest"
+	"github.com/kwirelabs/kwire/app/sniff/capturetest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )

@@ -7,7 +7,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/kwirelabs/kwire/kwire/proxy"
+	"github.com/kwirelabs/kwire/app/proxy"
 )
 
 // tlsClientFlags are the TLS a client of a broker speaks: kwire proxy's

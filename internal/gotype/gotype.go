@@ -1,5 +1,5 @@
 // Package gotype spells a Go type as kwire shows it to people, in layout
-// traces (kwire.TraceRequest) and on the reference pages (internal/site),
+// traces (kwire.TraceRequest) and on the reference pages (app/site),
 // so that both name a field's type alike.
 package gotype
 

@@ -5,7 +5,8 @@
 // included, request header with an empty client ID, correlation ID 0.
 //
 // The table is committed as messages/testdata/minimal-sizes.tsv (written
-// by `go generate ./messages`, which runs `kwire apis -sizes`), checked by
+// by `go generate ./messages`, which runs ./sizestable; `kwire apis -sizes`
+// prints the same), checked by
 // the main module's property suite and, against franz-go's kmsg, by the
 // interop module.
 package sizes

@@ -50,7 +50,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kwirelabs/kwire/internal/testcerts"
+	"github.com/kwirelabs/kwire/app/testcerts"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"

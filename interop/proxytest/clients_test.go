@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kwirelabs/kwire/internal/secrettest"
+	"github.com/kwirelabs/kwire/app/secrettest"
 	"github.com/kwirelabs/kwire/interop/realclient"
 )
 

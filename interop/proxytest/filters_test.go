@@ -16,8 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kwirelabs/kwire/kwire/proxy"
-	"github.com/kwirelabs/kwire/kwire/proxy/filters"
+	"github.com/kwirelabs/kwire/app/proxy"
+	"github.com/kwirelabs/kwire/app/proxy/filters"
 )
 
 // lockedBuffer is an audit sink the test reads while the proxy writes.
@@ -38,7 +38,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// serveInProcess runs kwire/proxy in front of upstream with cfg.
+// serveInProcess runs app/proxy in front of upstream with cfg.
 func serveInProcess(t *testing.T, upstream string, cfg proxy.Config) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -53,7 +53,7 @@ func serveInProcess(t *testing.T, upstream string, cfg proxy.Config) string {
 	return p.Addr().String()
 }
 
-// TestFiltersWithKgo: through kwire/proxy with the deny-list, the key
+// TestFiltersWithKgo: through app/proxy with the deny-list, the key
 // validator and the audit filter, kgo gets Kafka's own errors:
 // TOPIC_AUTHORIZATION_FAILED producing to and consuming from a denied
 // topic, INVALID_RECORD for a record without a key; keyed records to

@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"github.com/kwirelabs/kwire/internal/secrettest"
+	"github.com/kwirelabs/kwire/app/secrettest"
 )
 
 // recording wraps a SASL mechanism and keeps every message the client

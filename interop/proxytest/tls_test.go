@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kwirelabs/kwire/internal/testcerts"
+	"github.com/kwirelabs/kwire/app/testcerts"
 )
 
 // tlsFiles makes a CA, a server certificate for 127.0.0.1 and a client

@@ -18,11 +18,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
-	"github.com/kwirelabs/kwire/internal/secrettest"
-	"github.com/kwirelabs/kwire/internal/sniff"
-	"github.com/kwirelabs/kwire/internal/sniff/capturetest"
+	"github.com/kwirelabs/kwire/app/secrettest"
+	"github.com/kwirelabs/kwire/app/sniff"
+	"github.com/kwirelabs/kwire/app/sniff/capturetest"
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 )
 
 // recorder is a dialer that relays a client's connections and records

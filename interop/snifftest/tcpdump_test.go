@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kwirelabs/kwire/internal/secrettest"
-	"github.com/kwirelabs/kwire/internal/sniff"
+	"github.com/kwirelabs/kwire/app/secrettest"
+	"github.com/kwirelabs/kwire/app/sniff"
+	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/interop/realclient"
-	"github.com/kwirelabs/kwire/kwire/trafficlog"
 )
 
 // freePort is a loopback port nobody listens on now.

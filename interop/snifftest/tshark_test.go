@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwirelabs/kwire/internal/sniff"
+	"github.com/kwirelabs/kwire/app/sniff"
 )
 
 // pdu is one Kafka frame as a capture reader names it.

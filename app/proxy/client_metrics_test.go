@@ -1,0 +1,67 @@
+package proxy
+
+import (
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
+)
+
+// clientCounts is a ClientMetrics recording the client ids it is given.
+type clientCounts struct {
+	mu  sync.Mutex
+	ids []string // "<nil>" for none
+}
+
+func (c *clientCounts) ConnOpened()                                        {}
+func (c *clientCounts) ConnClosed()                                        {}
+func (c *clientCounts) Request(int16, int16, int)                          {}
+func (c *clientCounts) Response(int16, int16, int, time.Duration, []int16) {}
+func (c *clientCounts) Undecodable(trafficlog.Dir)                         {}
+func (c *clientCounts) ClientRequest(id []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id == nil {
+		c.ids = append(c.ids, "<nil>")
+		return
+	}
+	c.ids = append(c.ids, string(id))
+}
+
+// TestProxyClientMetrics: the proxy tells a ClientMetrics each request's
+// client id (read from the header, decoded or not), null ones as nil.
+func TestProxyClientMetrics(t *testing.T) {
+	up := startUpstream(t)
+	counts := &clientCounts{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, &syncBuffer{}, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	kgo, empty := "kgo", ""
+	for i, id := range []*string{&kgo, nil, &empty} {
+		up.answers <- frameOf(kwire.AppendResponse(nil, &messages.MetadataResponse{}, 12, int32(i)))
+		_, err := c.Write(frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, int32(i), id)))
+		require.NoError(t, err)
+		readFrame(t, c)
+	}
+	c.Close()
+	require.NoError(t, p.close())
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	assert.Equal(t, []string{"kgo", "<nil>", ""}, counts.ids)
+}
+
+func TestPeekClientID(t *testing.T) {
+	id := "abc"
+	frame := frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, 1, &id))
+	assert.Equal(t, []byte("abc"), peekClientID(frame, 3, 12))
+	assert.Nil(t, peekClientID(frame[:15], 3, 12), "cut short")
+	assert.Nil(t, peekClientID(frame, 7, 0), "ControlledShutdown v0's header has no client id")
+}

@@ -1,0 +1,44 @@
+package filters
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kwirelabs/kwire/app/proxy"
+	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/record"
+)
+
+// RequireKeys refuses Produce records without a key (a null key) with
+// INVALID_RECORD, partition by partition: what a compacted topic's
+// broker does, enforced for every topic. A record set that does not
+// parse is refused as CORRUPT_MESSAGE.
+type RequireKeys struct{}
+
+func (RequireKeys) Request(c *proxy.Conn, r *proxy.Request) proxy.Action {
+	return RefuseProduce(r, func(topic string, _ kwire.UUID, partition int32, records []byte) *Refusal {
+		rd := record.NewReader(records)
+		for n := 0; ; {
+			b, err := rd.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return &Refusal{kerr.CorruptMessage, err.Error()}
+			}
+			it := b.Iter()
+			for it.Next() {
+				if it.RecordWithoutHeaders().Key == nil {
+					return &Refusal{kerr.InvalidRecord, fmt.Sprintf("record %d of %s-%d has no key; this proxy requires keys", n, topic, partition)}
+				}
+				n++
+			}
+			if err := it.Err(); err != nil {
+				return &Refusal{kerr.CorruptMessage, err.Error()}
+			}
+		}
+	})
+}
+
+func (RequireKeys) Response(*proxy.Conn, *proxy.Response) proxy.Action { return proxy.Pass }
