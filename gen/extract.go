@@ -10,8 +10,8 @@ import (
 // The extract is the merged schemas written back as schemas: one JSON file
 // per message, in Kafka's own schema format but with only the keys the
 // generator reads (names, types, versions, nullable, tagged and flexible
-// versions, tags, defaults, ignorable, map keys, common structs, the
-// unstable marker) and none of the prose. A merged message is one schema
+// versions, the header versions, stated or derived, tags, defaults,
+// ignorable, map keys, common structs, the unstable marker) and none of the prose. A merged message is one schema
 // whose every version is its defining source's (CheckVersions proves it
 // before anything is written), so the extract is itself a schema
 // directory, and Generate over it writes the same Go as over the sources.
@@ -21,14 +21,15 @@ import (
 // factsSchema is one extract file. The field order is the file's key
 // order, so the output is deterministic.
 type factsSchema struct {
-	APIKey                *int           `json:"apiKey,omitempty"`
-	Type                  string         `json:"type"`
-	Name                  string         `json:"name"`
-	ValidVersions         string         `json:"validVersions"`
-	FlexibleVersions      string         `json:"flexibleVersions"`
-	LatestVersionUnstable bool           `json:"latestVersionUnstable,omitempty"`
-	Fields                []*factsField  `json:"fields"`
-	CommonStructs         []*factsCommon `json:"commonStructs,omitempty"`
+	APIKey                *int            `json:"apiKey,omitempty"`
+	Type                  string          `json:"type"`
+	Name                  string          `json:"name"`
+	ValidVersions         string          `json:"validVersions"`
+	FlexibleVersions      string          `json:"flexibleVersions"`
+	HeaderVersions        json.RawMessage `json:"headerVersions,omitempty"`
+	LatestVersionUnstable bool            `json:"latestVersionUnstable,omitempty"`
+	Fields                []*factsField   `json:"fields"`
+	CommonStructs         []*factsCommon  `json:"commonStructs,omitempty"`
 }
 
 type factsCommon struct {
@@ -80,6 +81,9 @@ func (m *Message) facts() ([]byte, error) {
 	if m.APIKey >= 0 {
 		key := m.APIKey
 		s.APIKey = &key
+	}
+	if m.Type == "request" || m.Type == "response" {
+		s.HeaderVersions = headerVersionsJSON(m.headerVersionsText())
 	}
 	var err error
 	if s.Fields, err = m.factsFields(m.Fields, m.Name); err != nil {

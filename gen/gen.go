@@ -106,6 +106,9 @@ func MergeDirs(dirs []string) ([]*Message, []Warning, error) {
 			return nil, nil, fmt.Errorf("two messages are named %s (API keys %d and %d)", msgs[i].Name, msgs[i-1].APIKey, msgs[i].APIKey)
 		}
 	}
+	if err := checkHeaders(msgs); err != nil {
+		return nil, nil, err
+	}
 	return msgs, warnings, nil
 }
 

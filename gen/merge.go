@@ -15,6 +15,10 @@ type Message struct {
 	APIKey   int    // -1 for headers and data
 	Min, Max int
 	Flexible vset
+	// Headers[v] is the header version version v travels with (requests
+	// and responses; -1 below Min and for the others): the defining
+	// source's headerVersions, or derived as Kafka did.
+	Headers  []int
 	Unstable bool // the schema marks its latest version unstable
 	Fields   []*MField
 	Commons  []*MStruct // merged commonStructs, in the newest source's order
@@ -193,6 +197,13 @@ func Merge(sources []*Schema) (*Message, []Warning, error) {
 		return nil, nil, fmt.Errorf("%s: merged flexible versions are not one range", m.Name)
 	}
 	m.Unstable = sources[m.def[m.Max]].LatestVersionUnstable
+	m.Headers = make([]int, m.Max+1)
+	for v := range m.Headers {
+		m.Headers[v] = -1
+		if v >= m.Min && (m.Type == "request" || m.Type == "response") {
+			m.Headers[v] = sources[m.def[v]].headerAt(v)
+		}
+	}
 
 	var warnings []Warning
 	mg := &merger{m: m, warnings: &warnings}

@@ -22,6 +22,7 @@ type Schema struct {
 	ValidVersions         string          `json:"validVersions"`
 	FlexibleVersions      string          `json:"flexibleVersions"`
 	LatestVersionUnstable bool            `json:"latestVersionUnstable"`
+	HeaderVersions        json.RawMessage `json:"headerVersions"` // Kafka 4.5+: the header each version travels with
 	DeprecatedVersions    string          `json:"deprecatedVersions"`
 	Listeners             []string        `json:"listeners"`
 	Fields                []*Field        `json:"fields"`
@@ -31,6 +32,7 @@ type Schema struct {
 	Source   []byte `json:"-"` // that file's bytes, as read
 	valid    vrange
 	flexible vrange
+	headers  []headerRange // from HeaderVersions; nil when the schema has none
 	commons  map[string]*CommonStruct
 }
 
@@ -171,6 +173,14 @@ func (s *Schema) prepare() error {
 	}
 	if s.flexible, err = parseRange(s.FlexibleVersions); err != nil {
 		return fmt.Errorf("flexibleVersions: %v", err)
+	}
+	if len(s.HeaderVersions) > 0 {
+		if s.Type != "request" && s.Type != "response" {
+			return fmt.Errorf("%s %s has headerVersions: only requests and responses travel with a header", s.Type, s.Name)
+		}
+		if s.headers, err = parseHeaderVersions(s.HeaderVersions, s); err != nil {
+			return fmt.Errorf("%s: %v", s.Name, err)
+		}
 	}
 	s.commons = map[string]*CommonStruct{}
 	for _, c := range s.CommonStructs {
