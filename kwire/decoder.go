@@ -1,10 +1,6 @@
 package kwire
 
-import (
-	"unsafe"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
-)
+import "fmt"
 
 // Decoder decodes with options. Its zero value is what Unmarshal,
 // ReadRequest and ReadResponse do; a Decoder is a plain value, safe to
@@ -38,20 +34,85 @@ type Decoder struct {
 // holds what was read); after any other error in the body msg holds its
 // zero value. Strings do not alias data; records fields do.
 func (dc Decoder) Unmarshal(data []byte, msg any, version int16) error {
-	return engine.Unmarshal(engine.Options(dc), data, msg, version)
+	pl, p := cachedRootPlan(msg, version)
+	if pl == nil {
+		var err error
+		if pl, p, err = messagePlanSlow(msg, version, "unmarshal", writeValue); err != nil {
+			return err
+		}
+	}
+	var d decodeState
+	dc.start(&d, data)
+	if err := d.decodeBody(pl, p); err != nil {
+		return publicError("unmarshal", pl.typ.String(), err)
+	}
+	if d.off != len(data) {
+		return &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: d.off, Err: ErrTrailingBytes, Detail: fmt.Sprintf("%d bytes", len(data)-d.off)}
+	}
+	return nil
 }
 
 // ReadRequest reads a request frame (size prefix included). newBody is
 // given the API key and version from the header and returns a pointer to
 // the struct to decode the body into; its tags decide the header version.
 func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (RequestHeader, any, error) {
-	h, body, err := engine.ReadRequest(engine.Options(dc), frame, newBody)
-	return *(*RequestHeader)(unsafe.Pointer(&h)), body, err
+	var h RequestHeader
+	rest, err := frameBody(frame)
+	if err != nil {
+		return h, nil, err
+	}
+	var d decodeState
+	dc.start(&d, rest)
+	if err := d.readRequestHead(&h); err != nil {
+		return h, nil, headerError("RequestHeader", err)
+	}
+	body, err := newBody(h.APIKey, h.APIVersion)
+	if err != nil {
+		return h, nil, err
+	}
+	pl, p := cachedRootPlan(body, h.APIVersion)
+	if pl == nil {
+		if pl, p, err = requestBodyPlan(body, h.APIVersion, "unmarshal", writeValue); err != nil {
+			return h, nil, err
+		}
+	}
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	if h := pl.strHint.Load(); h != 0 {
+		d.firstChunk(h) // for the client id and the body
+	}
+	if err := d.readRequestHeaderRest(&h); err != nil {
+		return h, nil, headerError("RequestHeader", err)
+	}
+	// The body is read by the same decoder, so header and body strings
+	// share arena chunks; offsets count from after the size prefix.
+	if err := d.decodeBody(pl, p); err != nil {
+		return h, nil, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
+	}
+	if d.off != len(rest) {
+		return h, nil, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+	}
+	return h, body, nil
 }
 
 // ReadResponse reads a response frame (size prefix included) into msg, a
 // pointer to the response struct of the request's API at version.
 func (dc Decoder) ReadResponse(frame []byte, msg any, version int16) (ResponseHeader, error) {
-	h, err := engine.ReadResponse(engine.Options(dc), frame, msg, version)
-	return *(*ResponseHeader)(unsafe.Pointer(&h)), err
+	rest, pl, p, h, err := responseFrame(frame, msg, version, "unmarshal", writeValue)
+	if err != nil {
+		return h, err
+	}
+	var d decodeState
+	dc.start(&d, rest)
+	if err := d.readResponseHeader(&h); err != nil {
+		return h, headerError("ResponseHeader", err)
+	}
+	if err := d.decodeBody(pl, p); err != nil {
+		return h, publicError("unmarshal", pl.typ.String(), shiftOffset(err, 4))
+	}
+	if d.off != len(rest) {
+		return h, &Error{Op: "unmarshal", Type: pl.typ.String(), Offset: 4 + d.off, Err: ErrTrailingBytes,
+			Detail: fmt.Sprintf("%d bytes", len(rest)-d.off)}
+	}
+	return h, nil
 }

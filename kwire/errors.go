@@ -1,34 +1,36 @@
 package kwire
 
-import public "github.com/kwirelabs/kwire/kwire/internal/public"
+import (
+	"errors"
+	"strconv"
+)
 
 // Sentinels for errors.Is. Every error that Marshal, Unmarshal and the
-// frame functions return wraps one of them in an *Error. Each comment
-// gives the sentinel's text.
+// frame functions return wraps one of them in an *Error.
 var (
-	ErrTruncated          = public.ErrTruncated          // "truncated input"
-	ErrInvalidLength      = public.ErrInvalidLength      // "invalid length"
-	ErrUnsupportedVersion = public.ErrUnsupportedVersion // "unsupported version"
-	ErrNullNotAllowed     = public.ErrNullNotAllowed     // "null not allowed in this version"
-	ErrBadTag             = public.ErrBadTag             // "bad tagged field"
-	ErrFieldNotInVersion  = public.ErrFieldNotInVersion  // "non-default value in a field this version lacks"
-	ErrTrailingBytes      = public.ErrTrailingBytes      // "trailing bytes after message"
-	ErrBadVarint          = public.ErrBadVarint          // "malformed varint"
-	ErrValueOutOfRange    = public.ErrValueOutOfRange    // "value out of range"
-	ErrInvalidSpec        = public.ErrInvalidSpec        // "invalid kafka struct tag"
-	ErrNotAMessage        = public.ErrNotAMessage        // "not a message struct"
-	ErrUnknownAPI         = public.ErrUnknownAPI         // "unknown API key"
-	ErrTooLarge           = public.ErrTooLarge           // "past a decoding limit"
+	ErrTruncated          = errors.New("truncated input")
+	ErrInvalidLength      = errors.New("invalid length")
+	ErrUnsupportedVersion = errors.New("unsupported version")
+	ErrNullNotAllowed     = errors.New("null not allowed in this version")
+	ErrBadTag             = errors.New("bad tagged field")
+	ErrFieldNotInVersion  = errors.New("non-default value in a field this version lacks")
+	ErrTrailingBytes      = errors.New("trailing bytes after message")
+	ErrBadVarint          = errors.New("malformed varint")
+	ErrValueOutOfRange    = errors.New("value out of range")
+	ErrInvalidSpec        = errors.New("invalid kafka struct tag")
+	ErrNotAMessage        = errors.New("not a message struct")
+	ErrUnknownAPI         = errors.New("unknown API key")
+	ErrTooLarge           = errors.New("past a decoding limit")
 
 	// Stream framing (stream.go): ErrIncomplete means "read more bytes",
 	// never "invalid"; ErrFrameTooLarge is a size prefix above the limit.
-	ErrIncomplete    = public.ErrIncomplete    // "incomplete frame: more bytes needed"
-	ErrFrameTooLarge = public.ErrFrameTooLarge // "frame larger than the limit"
+	ErrIncomplete    = errors.New("incomplete frame: more bytes needed")
+	ErrFrameTooLarge = errors.New("frame larger than the limit")
 
 	// Pairing responses with requests (pair.go).
-	ErrUnknownCorrelation = public.ErrUnknownCorrelation // "response to no request in flight"
-	ErrOutOfOrder         = public.ErrOutOfOrder         // "response out of order"
-	ErrTooManyInFlight    = public.ErrTooManyInFlight    // "too many requests in flight"
+	ErrUnknownCorrelation = errors.New("response to no request in flight")
+	ErrOutOfOrder         = errors.New("response out of order")
+	ErrTooManyInFlight    = errors.New("too many requests in flight")
 )
 
 // Error says where encoding or decoding failed: the field path inside the
@@ -43,23 +45,22 @@ type Error struct {
 	Err    error  // one of the sentinels
 }
 
-func (e *Error) Error() string { return (*public.Error)(e).Error() }
+func (e *Error) Error() string {
+	s := "kwire: " + e.Op
+	if e.Type != "" {
+		s += " " + e.Type
+	}
+	if e.Path != "" {
+		s += "." + e.Path
+	}
+	if e.Offset >= 0 {
+		s += " at offset " + strconv.Itoa(e.Offset)
+	}
+	s += ": " + e.Err.Error()
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// The engine builds its errors as its own Error type, which has the same
-// fields as Error: these give them this package's type on the way out,
-// so that errors.As and type switches on *Error find them, and recognise
-// an *Error a caller's callback returns.
-func init() {
-	public.Publish = func(e *public.Error) error { return (*Error)(e) }
-	public.ErrorOf = func(err error) (*public.Error, bool) {
-		switch e := err.(type) {
-		case *Error:
-			return (*public.Error)(e), true
-		case *public.Error:
-			return e, true
-		}
-		return nil, false
-	}
-}

@@ -2,10 +2,9 @@ package kwire
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
-	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // Node is one piece of an encoded message as Layout shows it: where it
@@ -46,21 +45,6 @@ func (n *Node) format(b *strings.Builder, first, rest string) {
 	}
 }
 
-// nodeOf copies the engine's tree n (nil for nil).
-func nodeOf(n *public.Node) *Node {
-	if n == nil {
-		return nil
-	}
-	c := &Node{Name: n.Name, Type: n.Type, Value: n.Value, Offset: n.Offset, Size: n.Size}
-	if n.Children != nil {
-		c.Children = make([]*Node, len(n.Children))
-		for i, child := range n.Children {
-			c.Children[i] = nodeOf(child)
-		}
-	}
-	return c
-}
-
 // LayoutRequest encodes msg as a request frame and returns the frame and
 // its tree: the frame's size prefix, the request header and the body.
 func LayoutRequest(msg any, version int16, correlationID int32, clientID *string) ([]byte, *Node, error) {
@@ -90,14 +74,72 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 // refuses fails with the same error (sentinel, offset and field path),
 // naming where the trace stopped.
 func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
-	n, err := engine.TraceRequest(frame, newBody)
-	return nodeOf(n), err
+	rest, err := frameBody(frame)
+	if err != nil {
+		return nil, err
+	}
+	var h RequestHeader
+	hd := decodeState{src: rest}
+	if err := hd.readRequestHead(&h); err != nil {
+		return nil, headerError("RequestHeader", err)
+	}
+	body, err := newBody(h.APIKey, h.APIVersion)
+	if err != nil {
+		return nil, err
+	}
+	pl, _, err := requestBodyPlan(body, h.APIVersion, "layout", readValue)
+	if err != nil {
+		return nil, err
+	}
+	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	if err := hd.readRequestHeaderRest(&h); err != nil {
+		return nil, headerError("RequestHeader", err)
+	}
+	// The header reader has accepted the header; the trace reads it
+	// again only to draw it.
+	var t tracer
+	d := t.start(frame, pl, h.APIVersion)
+	t.open("RequestHeader", fmt.Sprintf("v%d", h.Version), d.off)
+	t.fixed(d, "request_api_key", "int16", 2, strconv.Itoa(int(h.APIKey)))
+	t.fixed(d, "request_api_version", "int16", 2, strconv.Itoa(int(h.APIVersion)))
+	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	if h.Version >= 1 {
+		var clientID *string
+		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeFor[*string]()}
+		if err := d.value(&o, pointerOf(&clientID), "client_id"); err != nil {
+			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
+		}
+	}
+	if h.Version >= 2 {
+		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
+			return nil, headerError("RequestHeader", shiftOffset(err, -4))
+		}
+	}
+	t.close(d.off)
+	return t.finish(d, pl)
 }
 
 // TraceResponse returns the tree of a response frame of msg's type (a
 // pointer to the response struct) at version, reaching ReadResponse's
 // verdict as TraceRequest reaches ReadRequest's.
 func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
-	n, err := engine.TraceResponse(frame, msg, version)
-	return nodeOf(n), err
+	rest, pl, _, h, err := responseFrame(frame, msg, version, "layout", readValue)
+	if err != nil {
+		return nil, err
+	}
+	hd := decodeState{src: rest}
+	if err := hd.readResponseHeader(&h); err != nil {
+		return nil, headerError("ResponseHeader", err)
+	}
+	var t tracer
+	d := t.start(frame, pl, version)
+	t.open("ResponseHeader", fmt.Sprintf("v%d", h.Version), d.off)
+	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
+	if h.Version >= 1 {
+		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
+			return nil, headerError("ResponseHeader", shiftOffset(err, -4))
+		}
+	}
+	t.close(d.off)
+	return t.finish(d, pl)
 }

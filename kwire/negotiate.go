@@ -3,8 +3,6 @@ package kwire
 import (
 	"encoding/binary"
 	"sort"
-
-	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // APIVersions is one API's version range, as an ApiVersions response
@@ -62,7 +60,7 @@ func AppendUnsupportedAPIVersions(dst []byte, correlationID int32, apiVersions A
 	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
 	b = binary.BigEndian.AppendUint16(b, errUnsupportedVersion)
 	b = binary.BigEndian.AppendUint32(b, 1)
-	b = binary.BigEndian.AppendUint16(b, public.APIKeyAPIVersions)
+	b = binary.BigEndian.AppendUint16(b, apiKeyAPIVersions)
 	b = binary.BigEndian.AppendUint16(b, uint16(apiVersions.MinVersion))
 	return binary.BigEndian.AppendUint16(b, uint16(apiVersions.MaxVersion))
 }

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
-	public "github.com/kwirelabs/kwire/kwire/internal/public"
 )
 
 // InFlight is a request waiting for its response: what a response frame
@@ -49,8 +46,8 @@ func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if key == public.APIKeyProduce {
-		acks, err := engine.ProduceAcks(frame, version)
+	if key == apiKeyProduce {
+		acks, err := produceAcks(frame, version)
 		if err != nil {
 			return false, err
 		}

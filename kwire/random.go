@@ -1,11 +1,6 @@
 package kwire
 
-import (
-	"math/rand"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
-	public "github.com/kwirelabs/kwire/kwire/internal/public"
-)
+import "math/rand"
 
 // RandomOptions bounds FillRandom.
 type RandomOptions struct {
@@ -20,5 +15,18 @@ type RandomOptions struct {
 // version lacks hold their defaults, as Unmarshal leaves them, so a
 // round trip gives back an equal value.
 func FillRandom(r *rand.Rand, msg any, version int16, opts RandomOptions) error {
-	return engine.FillRandom(r, msg, version, public.RandomOptions(opts))
+	pl, p, err := messagePlan(msg, version, "fill", writeValue)
+	if err != nil {
+		return err
+	}
+	if opts.MaxLen <= 0 {
+		opts.MaxLen = 8
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = 4
+	}
+	p.value(pl.typ).SetZero()
+	f := randomFiller{r: r, opts: opts}
+	f.fillStruct(pl, p, 0)
+	return nil
 }

@@ -1,12 +1,6 @@
 package kwire
 
-import (
-	"reflect"
-	"sync"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
-	public "github.com/kwirelabs/kwire/kwire/internal/public"
-)
+import "reflect"
 
 // Schema is the shape of a struct type at one version, as the codec sees
 // it: the fields on the wire in that version, in wire order, then the
@@ -46,70 +40,24 @@ type Field struct {
 	Struct *Schema
 }
 
+// TypeName spells the field's Go type without its package, as the layout
+// trees (Node.Type) name structs and arrays of them: []T, *T, T.
+func (f *Field) TypeName() string { return goTypeName(f.Type) }
+
 // SchemaOf returns the schema of msg's type (a struct, a pointer to one,
 // or a reflect.Type of either) at version. The version must be one the
 // message declares (Describe says which); its flexible versions decide
 // compactness and tags. Schemas are cached: callers must not modify them.
 func SchemaOf(msg any, version int16) (*Schema, error) {
-	s, err := engine.SchemaOf(msg, version)
+	t, _, err := messageOf(msg, "schema", typeOnly)
 	if err != nil {
 		return nil, err
 	}
-	return schemaOf(s), nil
-}
-
-// schemas holds this package's copy of each engine schema, which the
-// engine caches for the program's life, so each is copied once and a
-// schema reached twice is the same pointer both times.
-var (
-	schemas   sync.Map // *public.Schema -> *Schema
-	schemasMu sync.Mutex
-)
-
-func schemaOf(s *public.Schema) *Schema {
-	if c, ok := schemas.Load(s); ok {
-		return c.(*Schema)
+	_, pl, err := rootPlan(t, version, "schema")
+	if err != nil {
+		return nil, err
 	}
-	schemasMu.Lock()
-	defer schemasMu.Unlock()
-	copied := map[*public.Schema]*Schema{}
-	c := copySchema(s, copied)
-	for p, cs := range copied {
-		schemas.LoadOrStore(p, cs)
-	}
-	return c
-}
-
-// copySchema copies s and the schemas inside it; copied holds the copies
-// made so far, so a recursive type's cycle of pointers is copied as one.
-func copySchema(s *public.Schema, copied map[*public.Schema]*Schema) *Schema {
-	if s == nil {
-		return nil
-	}
-	if c, ok := schemas.Load(s); ok {
-		return c.(*Schema)
-	}
-	if c, ok := copied[s]; ok {
-		return c
-	}
-	c := &Schema{Type: s.Type, Version: s.Version, Flexible: s.Flexible, UnknownTags: s.UnknownTags}
-	copied[s] = c
-	c.Fields = make([]Field, len(s.Fields))
-	for i := range s.Fields {
-		c.Fields[i] = copyField(&s.Fields[i], copied)
-	}
-	return c
-}
-
-func copyField(f *public.Field, copied map[*public.Schema]*Schema) Field {
-	c := Field{Name: f.Name, Index: f.Index, Type: f.Type, Wire: f.Wire, Tag: f.Tag, Nullable: f.Nullable,
-		Records: f.Records, Compact: f.Compact, Default: f.Default, Ignorable: f.Ignorable,
-		Struct: copySchema(f.Struct, copied)}
-	if f.Elem != nil {
-		e := copyField(f.Elem, copied)
-		c.Elem = &e
-	}
-	return c
+	return schemaOfPlan(pl), nil
 }
 
 // MessageInfo is what a message struct's `_ struct{}` tag declares.
@@ -125,6 +73,13 @@ type MessageInfo struct {
 // every version (the API, which versions exist); SchemaOf answers what
 // one version holds.
 func Describe(msg any) (MessageInfo, error) {
-	m, err := engine.Describe(msg)
-	return MessageInfo{APIKey: m.APIKey, Versions: VersionRange(m.Versions), Flexible: VersionRange(m.Flexible)}, err
+	t, _, err := messageOf(msg, "plan", typeOnly)
+	if err != nil {
+		return MessageInfo{}, err
+	}
+	if err := validType(t); err != nil {
+		return MessageInfo{}, err
+	}
+	ti := infoFor(t)
+	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
 }

@@ -3,9 +3,6 @@ package kwire
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
 )
 
 // TaggedField is one tagged field as it appears on the wire: its tag
@@ -26,14 +23,6 @@ func (t TaggedField) String() string { return fmt.Sprintf("tag %d: %x", t.Tag, t
 // header would triple the size of a struct of a few numbers. The zero
 // value holds no fields.
 type UnknownTags struct{ fields *[]TaggedField }
-
-// The engine reads and writes an UnknownTags field through its own type,
-// which has this one's layout; it checks that here, at start-up.
-func init() {
-	if err := engine.AcceptUnknownTags(reflect.TypeFor[UnknownTags]()); err != nil {
-		panic(err)
-	}
-}
 
 // NewUnknownTags holds fields, which must be in ascending tag order (the
 // encoder refuses them otherwise). It shares fields' backing array, as a

@@ -1,7 +1,5 @@
 package kwire
 
-import "github.com/kwirelabs/kwire/kwire/internal/engine"
-
 // Validate checks the kafka tags of msg's type (a struct, a pointer to
 // one, or a reflect.Type of either) at every version the type declares,
 // and of every struct type inside it. It returns nil or an *Error wrapping
@@ -11,4 +9,10 @@ import "github.com/kwirelabs/kwire/kwire/internal/engine"
 // The type is checked as a top-level message: a struct without a `_` tag
 // is never flexible on its own, so one with tagged fields (meant to sit
 // inside a flexible message) fails; validate the message holding it.
-func Validate(msg any) error { return engine.Validate(msg) }
+func Validate(msg any) error {
+	t, _, err := messageOf(msg, "plan", typeOnly)
+	if err != nil {
+		return err
+	}
+	return validType(t)
+}

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/kwirelabs/kwire/kwire/internal/engine"
 )
 
 // SkipChildren, returned by a Walk function for a struct or array field,
@@ -22,12 +20,12 @@ var SkipChildren = errors.New("skip the children of this field")
 // fn gets the field's path, its schema and its value; an error from fn
 // other than SkipChildren stops the walk and is returned.
 func Walk(msg any, version int16, fn func(path *Path, f *Field, v reflect.Value) error) error {
-	s, rv, err := engine.SchemaValue(msg, version)
+	s, rv, err := schemaValue(msg, version)
 	if err != nil {
 		return err
 	}
 	w := walker{fn: fn}
-	return w.walkStruct(schemaOf(s), rv)
+	return w.walkStruct(s, rv)
 }
 
 type walker struct {

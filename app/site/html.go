@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kwirelabs/kwire/internal/gotype"
 	"github.com/kwirelabs/kwire/internal/sizes"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
@@ -227,7 +226,7 @@ func fieldRows(s *kwire.Schema, depth int, out []fieldRow) []fieldRow {
 		if f.Ignorable {
 			notes = append(notes, "ignorable")
 		}
-		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: gotype.Name(f.Type),
+		out = append(out, fieldRow{Indent: strings.Repeat("\u00a0\u00a0", depth), Name: f.Name, GoType: f.TypeName(),
 			Wire: wire, Notes: strings.Join(notes, ", ")})
 		if sub != nil {
 			out = fieldRows(sub, depth+1, out)

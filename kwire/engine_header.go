@@ -1,0 +1,177 @@
+package kwire
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// The request and response headers are read here and nowhere else:
+// ReadRequest, TraceRequest, PeekRequest and the Tracker all call these
+// readers, so they refuse a bad header with the same error. The decoder's
+// offsets count from after the size prefix; headerError turns what they
+// return into the *Error callers see.
+
+// appendRequestHeader appends room for the size prefix and the header:
+// the common header (a client id of up to 32 bytes, no tags) is stored
+// into room checked once.
+func appendRequestHeader(b []byte, h *RequestHeader) []byte {
+	cid := h.ClientID
+	if h.Version < 1 || cid == nil || len(*cid) > maxInlineCopy || *pointerOf(&h.UnknownTags).unknownFields() != nil {
+		b = append(b, 0, 0, 0, 0)
+		return appendRequestHeaderSlow(b, h)
+	}
+	n, need := len(b), 4+8+2+len(*cid)+1
+	if cap(b)-n < need {
+		b = slices.Grow(b, need)
+	}
+	base := sliceData(b)
+	put16(base.at(n+4), uint16(h.APIKey))
+	put16(base.at(n+6), uint16(h.APIVersion))
+	put32(base.at(n+8), uint32(h.CorrelationID))
+	put16(base.at(n+12), uint16(len(*cid)))
+	copyShort(base, n+14, stringData(*cid), len(*cid))
+	if h.Version >= 2 {
+		*base.at(n + 14 + len(*cid)).uint8() = 0 // no tags
+		return b[:n+need]
+	}
+	return b[:n+need-1]
+}
+
+// appendRequestHeaderSlow appends the header by the general path.
+func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
+	k, v, c := uint16(h.APIKey), uint16(h.APIVersion), uint32(h.CorrelationID)
+	b = append(b, byte(k>>8), byte(k), byte(v>>8), byte(v), byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
+	if h.Version >= 1 {
+		if h.ClientID == nil {
+			b = appendInt16(b, -1)
+		} else {
+			b = appendInt16(b, int16(len(*h.ClientID)))
+			b = append(b, *h.ClientID...)
+		}
+	}
+	if h.Version >= 2 {
+		b = appendUnknownTags(b, h.UnknownTags)
+	}
+	return b
+}
+
+func appendResponseHeader(b []byte, h ResponseHeader) []byte {
+	b = appendInt32(b, h.CorrelationID)
+	if h.Version >= 1 {
+		b = appendUnknownTags(b, h.UnknownTags)
+	}
+	return b
+}
+
+func appendUnknownTags(b []byte, tags UnknownTags) []byte {
+	if tags.Len() == 0 {
+		return append(b, 0)
+	}
+	b = appendUvarint(b, uint32(tags.Len()))
+	for _, t := range tags.Fields() {
+		b = appendUvarint(b, t.Tag)
+		b = appendUvarint(b, uint32(len(t.Data)))
+		b = append(b, t.Data...)
+	}
+	return b
+}
+
+// readRequestHead reads the part of a request header every version has:
+// the API key, the API version and the correlation id.
+func (d *decodeState) readRequestHead(h *RequestHeader) error {
+	b := d.src[d.off:]
+	if len(b) < 8 {
+		return d.requestHeadCut()
+	}
+	head := binary.BigEndian.Uint64(b)
+	h.APIKey, h.APIVersion, h.CorrelationID = int16(head>>48), int16(head>>32), int32(head)
+	d.off += 8
+	return nil
+}
+
+// requestHeadCut is the error of a request head cut short: the field it
+// cuts, at that field's offset.
+func (d *decodeState) requestHeadCut() error {
+	name, size := "APIKey", 2
+	switch r := d.remaining(); {
+	case r >= 4:
+		name, size = "CorrelationID", 4
+		d.off += 4
+	case r >= 2:
+		name = "APIVersion"
+		d.off += 2
+	}
+	return within(d.truncated(size), name)
+}
+
+// readRequestHeaderRest reads what follows the head in header version
+// h.Version: the client id (v1+) and the tagged fields (v2).
+func (d *decodeState) readRequestHeaderRest(h *RequestHeader) error {
+	if h.Version >= 1 {
+		// A classic nullable string, read here rather than through a field plan
+		// so that neither the header nor the pointer moves to the heap.
+		// The length as decodeStruct reads it; cut short or out of
+		// range, readLength reads it again for the error.
+		n, next := int16Length(d.src, d.off)
+		if n < -1 || n > len(d.src)-next {
+			_, err := d.readLength(false, false, 1)
+			return within(err, "ClientID")
+		}
+		d.off = next
+		if n >= 0 {
+			var err error
+			if h.ClientID, err = d.strPtr(n); err != nil {
+				return within(err, "ClientID")
+			}
+		}
+	}
+	if h.Version >= 2 {
+		tags, err := d.readUnknownTags()
+		h.UnknownTags = tags
+		return err
+	}
+	return nil
+}
+
+// readResponseHeader reads a response header of version h.Version: the
+// correlation id and (v1) the tagged fields.
+func (d *decodeState) readResponseHeader(h *ResponseHeader) error {
+	if d.remaining() < 4 {
+		return within(d.truncated(4), "CorrelationID")
+	}
+	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
+	d.off += 4
+	if h.Version >= 1 {
+		tags, err := d.readUnknownTags()
+		h.UnknownTags = tags
+		return err
+	}
+	return nil
+}
+
+// headerError is the *Error of a header reader's error: Op "frame", the
+// header type, and the offset in the frame, size prefix included.
+func headerError(typ string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return publicError("frame", typ, shiftOffset(err, 4))
+}
+
+// readUnknownTags reads a tagged-field section that declares no fields.
+// The common empty section costs a byte; the rest takes the decoder's
+// general path.
+func (d *decodeState) readUnknownTags() (UnknownTags, error) {
+	if d.off < len(d.src) && d.src[d.off] == 0 {
+		d.off++
+		return UnknownTags{}, nil
+	}
+	return d.readTagSection()
+}
+
+func (d *decodeState) readTagSection() (UnknownTags, error) {
+	var tags UnknownTags
+	pl := plan{flexible: true, hasUnknown: true}
+	err := d.decodeTaggedFields(&pl, pointerOf(&tags))
+	return tags, err
+}

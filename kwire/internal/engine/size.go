@@ -1,9 +1,0 @@
-package engine
-
-import public "github.com/kwirelabs/kwire/kwire/internal/public"
-
-// unknownTagOutOfOrder is the error of a kept tagged field whose tag is
-// not above the one written before it.
-func unknownTagOutOfOrder(tag uint32) error {
-	return within(newFieldError(public.ErrBadTag, -1, "unknown tag %d out of order or repeated", tag), "UnknownTags")
-}
