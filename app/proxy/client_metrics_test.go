@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +40,7 @@ func TestProxyClientMetrics(t *testing.T) {
 	up := startUpstream(t)
 	counts := &clientCounts{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, &syncBuffer{}, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	kgo, empty := "kgo", ""

@@ -30,13 +30,15 @@ type Config struct {
 	// in the order brokers are first named (for firewalls and port
 	// forwarding); otherwise each takes a port the system picks.
 	BrokerPorts PortRange
-	// MaxBrokers bounds the broker listeners (default 256): a response
-	// naming more brokers leaves the rest's addresses as they are, with a
-	// note in the log.
+	// MaxBrokers bounds the broker listeners (default 256). The proxy
+	// fails closed past it: an answer naming a broker it has no listener
+	// for is not relayed (the client's connection is closed, with a
+	// line in the log and a notice), so no client is ever pointed
+	// straight at a broker, past the filters and the log.
 	MaxBrokers int
 
-	// MaxConns bounds client connections open at once (0: no bound);
-	// further clients wait in the listen backlog.
+	// MaxConns bounds client connections open at once (default 4096;
+	// negative: no bound); further clients wait in the listen backlog.
 	MaxConns int
 	// MaxFrame is the largest frame relayed, size prefix excluded
 	// (default kwire.DefaultMaxFrameSize).
@@ -45,8 +47,16 @@ type Config struct {
 	// upstream for a new client before closing it (default 10 s).
 	DialTimeout time.Duration
 	// IdleTimeout closes a client connection with no request and nothing
-	// in flight for this long (0: never).
+	// in flight for this long (default 10 minutes, Kafka's
+	// connections.max.idle.ms; negative: never). A client that has sent
+	// nothing holds no upstream connection: the upstream is dialled on
+	// its first bytes.
 	IdleTimeout time.Duration
+	// RequestTimeout closes a client connection whose oldest request the
+	// upstream has not answered in this long, plus the wait the request
+	// itself asks for (a Fetch's MaxWaitMs, a JoinGroup's rebalance
+	// timeout), logged and counted (default 30 s; negative: never).
+	RequestTimeout time.Duration
 	// DrainTimeout bounds how long Serve waits, once its context is done,
 	// for in-flight requests to be answered (default 10 s).
 	DrainTimeout time.Duration
@@ -119,6 +129,27 @@ type Metrics interface {
 	Undecodable(dir trafficlog.Dir)
 }
 
+// TroubleMetrics is a Metrics that also counts what the proxy refused or
+// cut short: when Config.Metrics implements it, each is counted as it
+// happens.
+type TroubleMetrics interface {
+	// RequestTimedOut counts a connection closed because the upstream
+	// did not answer a request of this API within RequestTimeout.
+	RequestTimedOut(apiKey int16)
+	// LoginFailed counts a SASL login the broker refused, by the
+	// mechanism the client chose ("" before SaslHandshake).
+	LoginFailed(mechanism string)
+	// TLSOnPlaintext counts a client that began a TLS handshake on a
+	// plaintext port.
+	TLSOnPlaintext()
+	// BrokerCapRefused counts an answer not relayed because it names a
+	// broker past MaxBrokers.
+	BrokerCapRefused()
+	// DialFailed counts a client closed because the upstream could not
+	// be reached.
+	DialFailed()
+}
+
 // ClientMetrics is a Metrics that also counts requests by client id: when
 // Config.Metrics implements it, the proxy calls ClientRequest for each
 // request with the client id of its header (nil when the header has none
@@ -141,6 +172,15 @@ func peekClientID(frame []byte, key, version int16) []byte {
 	return frame[14 : 14+int(n) : 14+int(n)]
 }
 
+// The defaults of Config's bounds, sized for a port the public can
+// reach: Kafka clients keep a few connections each and send their first
+// request at once.
+const (
+	DefaultMaxConns       = 4096
+	DefaultIdleTimeout    = 10 * time.Minute
+	DefaultRequestTimeout = 30 * time.Second
+)
+
 func (c *Config) setDefaults() {
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:19092"
@@ -150,6 +190,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = kwire.DefaultMaxFrameSize
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
 	}
 	if c.DialTimeout <= 0 {
 		c.DialTimeout = 10 * time.Second

@@ -25,6 +25,8 @@ const maxInFlight = 1024
 
 const (
 	keyProduce          = 0
+	keyFetch            = 1
+	keyJoinGroup        = 11
 	keySaslHandshake    = 17
 	keyApiVersions      = 18
 	keySaslAuthenticate = 36
@@ -38,9 +40,10 @@ type pending struct {
 	corr         int32
 	clientID     *string
 	sent         time.Time
-	answer       []byte   // made by the proxy; nil: upstream answers
-	raw          bool     // a raw SASL token (after SaslHandshake v0)
-	req          *Request // its OnResponse hooks, when it has some
+	wait         time.Duration // how long the request asks the broker to wait before answering
+	answer       []byte        // made by the proxy; nil: upstream answers
+	raw          bool          // a raw SASL token (after SaslHandshake v0)
+	req          *Request      // its OnResponse hooks, when it has some
 }
 
 // conn relays one client connection and its upstream connection.
@@ -70,6 +73,11 @@ type conn struct {
 	saslRaw   atomic.Uint32   // noTokens, firstToken or moreTokens
 	bufBytes  [2]atomic.Int64 // the read buffers' sizes, client side and upstream side
 	closeOnce sync.Once
+	closed    atomic.Bool
+
+	// watchdog checks the oldest request the upstream owes an answer
+	// (RequestTimeout); nil while none is owed. Guarded by qmu.
+	watchdog *time.Timer
 }
 
 // The values of conn.saslRaw.
@@ -102,8 +110,14 @@ func (c *conn) run() {
 // shut closes both sides.
 func (c *conn) shut() {
 	c.closeOnce.Do(func() {
+		c.closed.Store(true)
 		c.client.Close()
 		c.upstream.Close()
+		c.qmu.Lock()
+		if c.watchdog != nil {
+			c.watchdog.Stop()
+		}
+		c.qmu.Unlock()
 	})
 }
 
@@ -147,7 +161,46 @@ func (c *conn) push(pd *pending) bool {
 		return false
 	}
 	c.queue = append(c.queue, pd)
+	if d := c.p.cfg.RequestTimeout; d > 0 && pd.answer == nil && c.watchdog == nil {
+		c.watchdog = time.AfterFunc(d+pd.wait, c.checkTimeout)
+	}
 	return true
+}
+
+// checkTimeout closes the connection when the oldest request the
+// upstream owes an answer is past RequestTimeout (and its own wait), and
+// otherwise sets the watchdog for the moment it will be.
+func (c *conn) checkTimeout() {
+	d := c.p.cfg.RequestTimeout
+	c.qmu.Lock()
+	var oldest *pending
+	for _, pd := range c.queue {
+		if pd.answer == nil {
+			oldest = pd
+			break
+		}
+	}
+	if oldest == nil || c.closed.Load() {
+		c.watchdog = nil
+		c.qmu.Unlock()
+		return
+	}
+	left := time.Until(oldest.sent.Add(d + oldest.wait))
+	if left > 0 {
+		c.watchdog = time.AfterFunc(left, c.checkTimeout)
+		c.qmu.Unlock()
+		return
+	}
+	c.watchdog = nil
+	c.qmu.Unlock()
+	e := c.event(trafficlog.Close)
+	e.Key, e.Version, e.CorrelationID, e.ClientID = oldest.key, oldest.version, oldest.corr, oldest.clientID
+	e.Note = fmt.Sprintf("the upstream did not answer within the request timeout (%v); client closed", d+oldest.wait)
+	c.log(e)
+	if tm, ok := c.p.cfg.Metrics.(TroubleMetrics); ok {
+		tm.RequestTimedOut(oldest.key)
+	}
+	c.shut()
 }
 
 // inFlight counts the requests the client still waits on, an answer
@@ -280,6 +333,9 @@ func (c *conn) requests() {
 				return
 			}
 			if c.first.looksLikeTLS() {
+				if tm, ok := cfg.Metrics.(TroubleMetrics); ok {
+					tm.TLSOnPlaintext()
+				}
 				c.closeWith("client speaks TLS; start the proxy with -tls-cert (" + err.Error() + ")")
 				return
 			}
@@ -307,13 +363,16 @@ func (c *conn) request(frame []byte) bool {
 	switch c.saslRaw.Load() {
 	case firstToken:
 		c.saslRaw.Store(moreTokens)
-		c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), frame[4:]))
+		c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), frame[4:]), false)
 		return c.rawToken(frame, now)
 	case moreTokens:
 		if !c.readsAsRequest(frame) {
 			return c.rawToken(frame, now)
 		}
+		// A broker closes a connection whose raw login failed: a request
+		// after the tokens means it succeeded.
 		c.saslRaw.Store(noTokens)
+		c.info.loginAccepted()
 	}
 	e := c.event(trafficlog.Request)
 	key, version, corr, err := kwire.PeekRequest(frame)
@@ -338,23 +397,24 @@ func (c *conn) request(frame []byte) bool {
 		return c.answer(&pending{key: key, version: version, corr: corr, sent: now,
 			answer: kwire.AppendUnsupportedAPIVersions(nil, corr, ours)}) == nil
 	}
-	decode := cfg.Log != nil || len(cfg.Filters) > 0 ||
-		key == keyProduce || key == keySaslHandshake || key == keySaslAuthenticate
+	decode := cfg.Log != nil || len(cfg.Filters) > 0 || key == keyProduce || key == keySaslHandshake ||
+		key == keySaslAuthenticate || (cfg.RequestTimeout > 0 && (key == keyFetch || key == keyJoinGroup))
 	if !decode {
 		return c.push(&pending{key: key, version: version, corr: corr, sent: now}) && c.toUpstream(frame)
 	}
 	h, msg, err := cfg.Registry.ReadRequest(frame)
 	if err != nil {
 		e.Err = err
+		e.ClientID = clientIDOf(frame, key, version)
 		c.undecodable(e, 0)
-		return c.push(&pending{key: key, version: version, corr: corr, sent: now}) && c.toUpstream(frame)
+		return c.push(&pending{key: key, version: version, corr: corr, clientID: e.ClientID, sent: now}) && c.toUpstream(frame)
 	}
 	e.ClientID, e.Msg = h.ClientID, msg
 	switch m := msg.(type) {
 	case *messages.SaslHandshakeRequest:
 		c.info.setMechanism(m.Mechanism)
 	case *messages.SaslAuthenticateRequest:
-		e.Principal = c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), m.AuthBytes))
+		e.Principal = c.info.setPrincipal(trafficlog.SASLPrincipal(c.info.SASLMechanism(), m.AuthBytes), false)
 	}
 	req := &Request{Header: h, Body: msg, registry: cfg.Registry}
 	out := frame
@@ -379,7 +439,7 @@ func (c *conn) request(frame []byte) bool {
 		}
 		out, e.Msg, e.Note = b, req.Body, "changed by a filter"
 	}
-	pd := &pending{key: key, version: version, corr: corr, clientID: h.ClientID, sent: now}
+	pd := &pending{key: key, version: version, corr: corr, clientID: h.ClientID, sent: now, wait: requestWait(req.Body)}
 	if len(req.onResponse) > 0 {
 		pd.req = req
 	}
@@ -468,6 +528,9 @@ func (c *conn) responses() {
 		}
 		frames.AllowEmpty = false
 		if err != nil {
+			if c.saslRaw.Load() != noTokens && c.inFlight() > 0 && !c.closed.Load() {
+				c.loginFailed("the broker closed the connection during the raw SASL exchange")
+			}
 			c.ended("upstream", err)
 			return
 		}
@@ -545,7 +608,8 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok 
 		return frame, true
 	}
 	decode := cfg.Log != nil || len(cfg.Filters) > 0 || cfg.Metrics != nil || pd.req != nil ||
-		pd.key == keyApiVersions || pd.key == keySaslHandshake || rewrites(cfg.Registry, pd.key, pd.version)
+		pd.key == keyApiVersions || pd.key == keySaslHandshake || pd.key == keySaslAuthenticate ||
+		rewrites(cfg.Registry, pd.key, pd.version)
 	if !decode {
 		return frame, true
 	}
@@ -559,6 +623,22 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok 
 		return frame, true
 	}
 	e.Msg = msg
+	switch m := msg.(type) {
+	case *messages.SaslHandshakeResponse:
+		if m.ErrorCode != 0 {
+			c.loginFailed(fmt.Sprintf("SaslHandshake answered %s (the broker offers %v)", kerr.Code(m.ErrorCode).Name(), m.Mechanisms))
+		}
+	case *messages.SaslAuthenticateResponse:
+		if m.ErrorCode != 0 {
+			why := kerr.Code(m.ErrorCode).Name()
+			if m.ErrorMessage != nil {
+				why += ": " + *m.ErrorMessage
+			}
+			c.loginFailed("SaslAuthenticate answered " + why)
+		} else {
+			c.info.loginAccepted()
+		}
+	}
 	resp := &Response{Header: h, APIKey: pd.key, Version: pd.version, Body: msg, Latency: e.Latency}
 	var notes []string
 	if av, ok := msg.(*messages.ApiVersionsResponse); ok && c.clamp(av) {
@@ -566,12 +646,20 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok 
 		notes = append(notes, "versions clamped")
 	}
 	n, err := rewriteAddresses(msg, c.localFor)
+	if err != nil {
+		// Relaying the rest as they are would send the client straight to
+		// brokers, past the filters and the log.
+		e.Note = "not relayed: " + err.Error()
+		c.log(e)
+		if tm, ok := cfg.Metrics.(TroubleMetrics); ok {
+			tm.BrokerCapRefused()
+		}
+		c.closeWith("an answer named a broker the proxy has no listener for (" + err.Error() + "); client closed")
+		return nil, false
+	}
 	if n > 0 {
 		resp.changed = true
 		notes = append(notes, strconv.Itoa(n)+" broker addresses rewritten")
-	}
-	if err != nil {
-		notes = append(notes, "not rewritten: "+err.Error())
 	}
 	if pd.req != nil {
 		for _, fn := range pd.req.onResponse {
@@ -644,6 +732,18 @@ func (c *conn) undecodable(e trafficlog.Event, requestBytes int) {
 	}
 }
 
+// loginFailed logs a SASL login the broker refused, and counts it by
+// mechanism.
+func (c *conn) loginFailed(why string) {
+	mech := c.info.SASLMechanism()
+	e := c.event(trafficlog.Auth)
+	e.Note = fmt.Sprintf("login failed (mechanism %q): %s", mech, why)
+	c.log(e)
+	if tm, ok := c.p.cfg.Metrics.(TroubleMetrics); ok {
+		tm.LoginFailed(mech)
+	}
+}
+
 // closeWith logs why the proxy ends the connection and ends it.
 func (c *conn) closeWith(note string) {
 	e := c.event(trafficlog.Close)
@@ -661,6 +761,31 @@ func (c *conn) ended(side string, err error) {
 	e := c.event(trafficlog.Close)
 	e.Note = side + ": " + err.Error()
 	c.log(e)
+}
+
+// requestWait is how long a request asks the broker to hold its answer:
+// a Fetch waits up to MaxWaitMs for data, a JoinGroup up to its
+// rebalance timeout for the group's other members.
+func requestWait(msg any) time.Duration {
+	ms := int32(0)
+	switch m := msg.(type) {
+	case *messages.FetchRequest:
+		ms = m.MaxWaitMs
+	case *messages.JoinGroupRequest:
+		ms = max(m.RebalanceTimeoutMs, m.SessionTimeoutMs)
+	}
+	return time.Duration(max(ms, 0)) * time.Millisecond
+}
+
+// clientIDOf is the client id of a request frame that did not decode,
+// when its header can still be read that far.
+func clientIDOf(frame []byte, key, version int16) *string {
+	b := peekClientID(frame, key, version)
+	if b == nil {
+		return nil
+	}
+	s := string(b)
+	return &s
 }
 
 func rawTokenNote(frame []byte) string {

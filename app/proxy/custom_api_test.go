@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,7 +41,7 @@ func TestAnswerErrorFromConfigRegistry(t *testing.T) {
 	deny := funcFilter{req: func(c *Conn, r *Request) Action { return AnswerError(r, kerr.ClusterAuthorizationFailed) }}
 	up := startUpstream(t)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg, Filters: []Filter{deny}}, &syncBuffer{}, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 

@@ -2,11 +2,14 @@ package proxy
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -96,13 +99,13 @@ func TestAcceptErrorsAreRetried(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- p.ServeListener(ctx, fl) }()
-	<-p.Ready()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	recv(t, p.Ready())
+	c, err := dialT(t, ln.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	require.NoError(t, roundTrip(c, 1))
 	stop()
-	require.NoError(t, <-served)
+	require.NoError(t, recv(t, served))
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Contains(t, fmt.Sprint(notices), "too many open files; retrying")
@@ -132,13 +135,11 @@ func requestWhileUpstreamDown(t *testing.T, msg any, version int16) (c net.Conn,
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, msg, version, 7, nil)))
 	require.NoError(t, err)
-	for dials.Load() < 2 {
-		yield()
-	}
+	waitUntil(t, "two dials", func() bool { return dials.Load() >= 2 })
 	return c, addr, log
 }
 
@@ -164,9 +165,11 @@ func TestUpstreamDownClosesAfterDialTimeout(t *testing.T) {
 	addr := downUpstream(t)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: addr, DialTimeout: 1}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+	require.NoError(t, err)
 	_, err = kwire.NewFrameReader(c, 0).Next()
 	assert.ErrorIs(t, err, io.EOF)
 	require.NoError(t, p.close())
@@ -191,11 +194,13 @@ func TestDialsAreConcurrent(t *testing.T) {
 		return nil, errors.New("blackholed")
 	}}, io.Discard, trafficlog.Options{})
 	for range 3 {
-		c, err := net.Dial("tcp", p.Addr().String())
+		c, err := dialT(t, p.Addr().String())
 		require.NoError(t, err)
 		defer c.Close()
+		_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+		require.NoError(t, err)
 	}
-	<-all // with serial dials this never happens
+	recv(t, all) // with serial dials this never happens
 	close(release)
 }
 
@@ -207,13 +212,13 @@ func TestIdleTimeout(t *testing.T) {
 	log := &syncBuffer{}
 	const idleTimeout = 20 * time.Millisecond
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), IdleTimeout: idleTimeout}, log, trafficlog.Options{})
-	idle, err := net.Dial("tcp", p.Addr().String())
+	idle, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer idle.Close()
 	_, err = kwire.NewFrameReader(idle, 0).Next()
 	assert.ErrorIs(t, err, io.EOF)
 
-	busy, err := net.Dial("tcp", p.Addr().String())
+	busy, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer busy.Close()
 	_, err = busy.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
@@ -232,10 +237,10 @@ func TestIdleTimeout(t *testing.T) {
 func TestMaxConns(t *testing.T) {
 	up := startAnswering(t, nil)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxConns: 1}, io.Discard, trafficlog.Options{})
-	first, err := net.Dial("tcp", p.Addr().String())
+	first, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	require.NoError(t, roundTrip(first, 1))
-	second, err := net.Dial("tcp", p.Addr().String()) // in the backlog
+	second, err := dialT(t, p.Addr().String()) // in the backlog
 	require.NoError(t, err)
 	defer second.Close()
 	_, err = second.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 2, nil)))
@@ -252,11 +257,13 @@ func TestMaxConns(t *testing.T) {
 	default:
 	}
 	first.Close()
-	require.NoError(t, <-served)
+	require.NoError(t, recv(t, served))
 }
 
-// TestMaxBrokers (defect 6): a Metadata response naming 50 brokers opens
-// MaxBrokers listeners; the rest keep their addresses, with a note.
+// TestMaxBrokers (issue 27, case 4): a Metadata answer naming 50
+// brokers with MaxBrokers 8 opens 8 listeners and is not relayed: the
+// client is closed, counted and told nothing that names a broker
+// directly (before, the 42 others reached it as they were).
 func TestMaxBrokers(t *testing.T) {
 	up := startAnswering(t, nil)
 	md := messages.NewMetadataResponse()
@@ -265,24 +272,33 @@ func TestMaxBrokers(t *testing.T) {
 	}
 	up.metadata.Store(md)
 	log := &syncBuffer{}
-	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxBrokers: 8}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	trouble := &troubleCounts{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxBrokers: 8, Metrics: trouble}, log, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 1, nil)))
 	require.NoError(t, err)
-	_, body, err := messages.ReadResponse(readFrame(t, c), 3, 12)
-	require.NoError(t, err)
+	f, err := kwire.NewFrameReader(c, 0).Next()
+	require.ErrorIs(t, err, io.EOF, "the answer was relayed (%d bytes)", len(f))
 	assert.Equal(t, 8, p.BrokerListeners())
-	rewritten := 0
-	for _, b := range body.(*messages.MetadataResponse).Brokers {
-		if b.Host == "127.0.0.1" {
-			rewritten++
-		}
-	}
-	assert.Equal(t, 8, rewritten)
 	require.NoError(t, p.close())
 	assert.Contains(t, log.String(), "broker listener cap reached")
+	assert.Contains(t, log.String(), "client closed")
+	assert.EqualValues(t, 1, trouble.get("broker-cap"))
+
+	// under the cap, the same answer is relayed with every broker rewritten
+	q := startProxy(t, Config{Upstream: up.ln.Addr().String(), MaxBrokers: 50}, io.Discard, trafficlog.Options{})
+	c2, err := dialT(t, q.Addr().String())
+	require.NoError(t, err)
+	defer c2.Close()
+	_, err = c2.Write(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 1, nil)))
+	require.NoError(t, err)
+	_, body, err := messages.ReadResponse(readFrame(t, c2), 3, 12)
+	require.NoError(t, err)
+	for _, b := range body.(*messages.MetadataResponse).Brokers {
+		assert.Equal(t, "127.0.0.1", b.Host)
+	}
 }
 
 // TestShutdownDrains (defect 7): a request in flight when the proxy is
@@ -292,7 +308,7 @@ func TestShutdownDrains(t *testing.T) {
 	up.hold = make(chan struct{})
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 9, nil)))
@@ -300,9 +316,7 @@ func TestShutdownDrains(t *testing.T) {
 	waitFor(t, log, "request  Heartbeat")
 	closed := make(chan error, 1)
 	go func() { closed <- p.close() }()
-	for !p.isClosing() {
-		yield()
-	}
+	waitUntil(t, "the proxy to close", p.isClosing)
 	close(up.hold)
 	frames := kwire.NewFrameReader(c, 0)
 	f, err := frames.Next()
@@ -311,7 +325,7 @@ func TestShutdownDrains(t *testing.T) {
 	assert.EqualValues(t, 9, corr)
 	_, err = frames.Next()
 	assert.ErrorIs(t, err, io.EOF)
-	require.NoError(t, <-closed)
+	require.NoError(t, recv(t, closed))
 }
 
 // TestTLSOnPlaintextPort (defect 7): a ClientHello on the plaintext port
@@ -320,7 +334,7 @@ func TestTLSOnPlaintextPort(t *testing.T) {
 	up := startAnswering(t, nil)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	hello := []byte{0x16, 0x03, 0x01, 0x01, 0x2c, 0x01, 0x00, 0x01, 0x28, 0x03, 0x03}
@@ -346,7 +360,7 @@ func TestAdvertiseAndPortRange(t *testing.T) {
 	up.metadata.Store(md)
 	brokers := func(p *running, dialHost string) []messages.MetadataResponseBroker {
 		_, port, _ := net.SplitHostPort(p.Addr().String())
-		c, err := net.Dial("tcp", net.JoinHostPort(dialHost, port))
+		c, err := dialT(t, net.JoinHostPort(dialHost, port))
 		require.NoError(t, err)
 		defer c.Close()
 		_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 12, 1, nil)))
@@ -383,7 +397,7 @@ func TestAdvertiseAndPortRange(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go q.ServeListener(ctx, ln)
-	<-q.Ready()
+	recv(t, q.Ready())
 	got = brokers(&running{Proxy: q}, "127.0.0.2")
 	assert.Equal(t, "127.0.0.2", got[0].Host, "the address the client reached")
 }
@@ -393,7 +407,7 @@ func TestAdvertiseAndPortRange(t *testing.T) {
 func TestBuffersShrinkWhenQuiet(t *testing.T) {
 	up := startUpstream(t)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, io.Discard, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	big := make([]byte, 4+4<<20)
@@ -411,9 +425,9 @@ func TestBuffersShrinkWhenQuiet(t *testing.T) {
 	}
 	p.mu.Unlock()
 	require.NotNil(t, cn)
-	for cn.bufBytes[0].Load() > kwire.ShrinkAbove || cn.bufBytes[1].Load() > kwire.ShrinkAbove {
-		yield()
-	}
+	waitUntil(t, "the buffers to shrink", func() bool {
+		return cn.bufBytes[0].Load() <= kwire.ShrinkAbove && cn.bufBytes[1].Load() <= kwire.ShrinkAbove
+	})
 	// the connection still works
 	up.answers <- frameOf(kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 2))
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 2, nil)))
@@ -443,5 +457,204 @@ func TestClientGoneWhileDialling(t *testing.T) {
 	}()
 	defer up.ln.Close()
 	waitFor(t, log, "client left while the upstream was dialled")
-	assert.Empty(t, <-got, "a request of a client that left was relayed")
+	assert.Empty(t, recv(t, got), "a request of a client that left was relayed")
+}
+
+// troubleCounts is a TroubleMetrics counting each kind of trouble.
+type troubleCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *troubleCounts) add(kind string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[kind]++
+}
+
+func (c *troubleCounts) get(kind string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[kind]
+}
+
+func (c *troubleCounts) ConnOpened()                                        {}
+func (c *troubleCounts) ConnClosed()                                        {}
+func (c *troubleCounts) Request(int16, int16, int)                          {}
+func (c *troubleCounts) Response(int16, int16, int, time.Duration, []int16) {}
+func (c *troubleCounts) Undecodable(trafficlog.Dir)                         {}
+func (c *troubleCounts) RequestTimedOut(key int16)                          { c.add("timeout/" + strconv.Itoa(int(key))) }
+func (c *troubleCounts) LoginFailed(mechanism string)                       { c.add("login/" + mechanism) }
+func (c *troubleCounts) TLSOnPlaintext()                                    { c.add("tls") }
+func (c *troubleCounts) BrokerCapRefused()                                  { c.add("broker-cap") }
+func (c *troubleCounts) DialFailed()                                        { c.add("dial") }
+
+// TestNoUpstreamBeforeFirstBytes (issue 27, case 3): clients that connect
+// and send nothing cause no upstream dial; the first bytes do.
+func TestNoUpstreamBeforeFirstBytes(t *testing.T) {
+	up := startAnswering(t, nil)
+	var dials atomic.Int32
+	opened := make(chan struct{}, 64)
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: &openCounts{opened: opened},
+		Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+			dials.Add(1)
+			return (&net.Dialer{}).DialContext(ctx, network, a)
+		}}, io.Discard, trafficlog.Options{})
+	for range 20 {
+		c, err := dialT(t, p.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+	}
+	for range 20 {
+		recv(t, opened)
+	}
+	// Before, each accepted connection was dialled at once; give those
+	// dials a moment to have happened.
+	time.Sleep(100 * time.Millisecond)
+	assert.Zero(t, dials.Load(), "silent clients were given upstream connections")
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, roundTrip(c, 1))
+	assert.EqualValues(t, 1, dials.Load())
+}
+
+// openCounts is a Metrics that reports each connection opened.
+type openCounts struct{ opened chan struct{} }
+
+func (o *openCounts) ConnOpened()                                        { o.opened <- struct{}{} }
+func (o *openCounts) ConnClosed()                                        {}
+func (o *openCounts) Request(int16, int16, int)                          {}
+func (o *openCounts) Response(int16, int16, int, time.Duration, []int16) {}
+func (o *openCounts) Undecodable(trafficlog.Dir)                         {}
+
+// TestBoundedByDefault (issue 27, case 3): the zero Config bounds
+// connections, idleness and the upstream's answers.
+func TestBoundedByDefault(t *testing.T) {
+	p := New(Config{Upstream: "x:1"})
+	assert.Equal(t, DefaultMaxConns, p.cfg.MaxConns)
+	assert.Equal(t, 10*time.Minute, p.cfg.IdleTimeout)
+	assert.Equal(t, 30*time.Second, p.cfg.RequestTimeout)
+	q := New(Config{Upstream: "x:1", MaxConns: -1, IdleTimeout: -1, RequestTimeout: -1})
+	assert.Nil(t, q.slots, "negative: no bound")
+	assert.Negative(t, q.cfg.IdleTimeout)
+	assert.Negative(t, q.cfg.RequestTimeout)
+}
+
+// TestRequestTimeout (issue 27, case 5): an upstream that accepts and
+// never answers has the client closed after RequestTimeout, logged and
+// counted; a Fetch asking to wait longer is given its wait.
+func TestRequestTimeout(t *testing.T) {
+	up := startAnswering(t, nil)
+	up.hold = make(chan struct{})
+	defer close(up.hold)
+	log := &syncBuffer{}
+	trouble := &troubleCounts{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), RequestTimeout: 50 * time.Millisecond, Metrics: trouble}, log, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+	require.NoError(t, err)
+	_, err = kwire.NewFrameReader(c, 0).Next()
+	require.ErrorIs(t, err, io.EOF)
+	waitFor(t, log, "did not answer within the request timeout (50ms)")
+	assert.EqualValues(t, 1, trouble.get("timeout/12"))
+
+	fetch := messages.NewFetchRequest()
+	fetch.MaxWaitMs = 60_000
+	pd := &pending{wait: requestWait(fetch)}
+	assert.Equal(t, time.Minute, pd.wait)
+}
+
+// TestDialOutOfDescriptors (issue 27, case 9): a dial that fails with
+// EMFILE closes the client at once (one attempt, counted) rather than
+// holding its descriptor for the whole DialTimeout.
+func TestDialOutOfDescriptors(t *testing.T) {
+	var dials atomic.Int32
+	log := &syncBuffer{}
+	trouble := &troubleCounts{}
+	p := startProxy(t, Config{Upstream: "192.0.2.1:9092", DialTimeout: time.Hour, Metrics: trouble,
+		Dial: func(ctx context.Context, network, a string) (net.Conn, error) {
+			dials.Add(1)
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", syscall.EMFILE)}
+		}}, log, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+	require.NoError(t, err)
+	_, err = kwire.NewFrameReader(c, 0).Next()
+	require.ErrorIs(t, err, io.EOF)
+	assert.EqualValues(t, 1, dials.Load())
+	waitFor(t, log, "out of file descriptors: not retried")
+	assert.EqualValues(t, 1, trouble.get("dial"))
+}
+
+// TestDrainCut (issue 27, case 8): connections still waiting at the drain
+// timeout are closed with a line each, and Serve says so.
+func TestDrainCut(t *testing.T) {
+	up := startAnswering(t, nil)
+	up.hold = make(chan struct{})
+	defer close(up.hold)
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), DrainTimeout: 20 * time.Millisecond}, log, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
+	require.NoError(t, err)
+	waitFor(t, log, "request  Heartbeat")
+	p.stop()
+	err = recv(t, p.served)
+	require.ErrorIs(t, err, ErrDrainCut)
+	assert.Contains(t, err.Error(), "1 connections closed with 1 requests unanswered")
+	require.NoError(t, p.log.Close())
+	assert.Contains(t, log.String(), "closed at the drain timeout (20ms) with 1 requests unanswered")
+}
+
+// TestTLSOnPlaintextCounted (issue 27, case 8): a ClientHello on the
+// plaintext port is counted, with the log on or off.
+func TestTLSOnPlaintextCounted(t *testing.T) {
+	up := startAnswering(t, nil)
+	trouble := &troubleCounts{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: trouble}, nil, trafficlog.Options{}) // as with -log off
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	hello := []byte{0x16, 0x03, 0x01, 0x01, 0x2c, 0x01, 0x00, 0x01, 0x28, 0x03, 0x03}
+	_, err = c.Write(append(hello, make([]byte, 300)...))
+	require.NoError(t, err)
+	_, err = kwire.NewFrameReader(c, 0).Next()
+	assert.Error(t, err)
+	waitUntil(t, "the TLS client counted", func() bool { return trouble.get("tls") == 1 })
+}
+
+// TestUndecodableLineHasClientID (issue 27, case 8): a request whose
+// header reads but whose body does not is logged with its client id.
+func TestUndecodableLineHasClientID(t *testing.T) {
+	up := startAnswering(t, nil)
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	id := "billing-7"
+	f := frameOf(kwire.AppendRequest(nil, messages.NewMetadataRequest(), 4, 1, &id))
+	f = append(f[:len(f)-2], 0xff) // the topics array cut short
+	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	_, err = c.Write(f)
+	require.NoError(t, err)
+	waitFor(t, log, "request  Metadata")
+	require.NoError(t, p.close())
+	var line string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "request  Metadata") {
+			line = l
+		}
+	}
+	assert.Contains(t, line, "billing-7", "log:\n%s", log.String())
 }

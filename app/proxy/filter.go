@@ -131,6 +131,7 @@ type Conn struct {
 	mu        sync.Mutex
 	mechanism string
 	principal string
+	verified  bool
 	values    map[any]any
 }
 
@@ -140,6 +141,17 @@ func (c *Conn) Principal() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.principal
+}
+
+// PrincipalVerified says whether Principal was vouched for: the subject
+// of a TLS client certificate the proxy verified, or the user of a SASL
+// login the broker accepted. Otherwise a SASL principal is only what the
+// client claimed (for OAUTHBEARER, the sub of a token nobody has checked
+// yet); the proxy holds no credentials and cannot check it itself.
+func (c *Conn) PrincipalVerified() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.verified && c.principal != ""
 }
 
 // SASLMechanism is the mechanism the client chose in SaslHandshake.
@@ -166,13 +178,21 @@ func (c *Conn) SetValue(key, value any) {
 	c.values[key] = value
 }
 
-func (c *Conn) setPrincipal(p string) string {
+// setPrincipal records a principal, verified or only claimed.
+func (c *Conn) setPrincipal(p string, verified bool) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p != "" {
-		c.principal = p
+		c.principal, c.verified = p, verified
 	}
 	return c.principal
+}
+
+// loginAccepted marks the claimed SASL principal as the broker's.
+func (c *Conn) loginAccepted() {
+	c.mu.Lock()
+	c.verified = true
+	c.mu.Unlock()
 }
 
 func (c *Conn) setMechanism(m string) {

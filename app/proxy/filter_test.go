@@ -2,10 +2,7 @@ package proxy
 
 import (
 	"io"
-	"net"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,13 +33,6 @@ func (f funcFilter) Response(c *Conn, r *Response) Action {
 	return f.resp(c, r)
 }
 
-func waitFor(t *testing.T, log *syncBuffer, text string) {
-	t.Helper()
-	for !strings.Contains(log.String(), text) {
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // TestFilterAnswerKeepsOrder: a filter's answer to request 2 waits for
 // the upstream's answer to request 1, as Kafka's order demands, and
 // nothing of request 2 goes upstream.
@@ -56,7 +46,7 @@ func TestFilterAnswerKeepsOrder(t *testing.T) {
 	}}
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Filters: []Filter{deny}}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 
@@ -102,7 +92,7 @@ func TestFilterChangesBothWays(t *testing.T) {
 		return Pass
 	}}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Filters: []Filter{rename}}, io.Discard, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	md := messages.NewMetadataResponse()
@@ -128,7 +118,7 @@ func TestFilterCloses(t *testing.T) {
 	closer := funcFilter{req: func(c *Conn, r *Request) Action { return CloseConn("no heartbeats here") }}
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Filters: []Filter{closer}}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.Write(frameOf(kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)))
@@ -139,7 +129,3 @@ func TestFilterCloses(t *testing.T) {
 	assert.Contains(t, log.String(), "closed by a filter: no heartbeats here")
 	assert.Empty(t, up.received())
 }
-
-// yield lets other goroutines run while a test waits for a state it
-// polls.
-func yield() { time.Sleep(time.Millisecond) }

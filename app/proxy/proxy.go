@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kwirelabs/kwire/app/trafficlog"
@@ -48,7 +49,8 @@ func New(cfg Config) *Proxy {
 
 // Serve listens on Config.Listen and relays until ctx is done; then it
 // stops accepting, lets in-flight requests be answered for up to
-// Config.DrainTimeout, and closes every connection. It does not close
+// Config.DrainTimeout, and closes every connection: an error wrapping
+// ErrDrainCut says some were closed with requests unanswered. It does not close
 // Config.Log (its owner does, after Serve returns).
 func (p *Proxy) Serve(ctx context.Context) error {
 	if p.cfg.Upstream == "" {
@@ -84,8 +86,7 @@ func (p *Proxy) ServeListener(ctx context.Context, ln net.Listener) error {
 	p.serve(ln, p.cfg.Upstream)
 	close(p.ready)
 	<-ctx.Done()
-	p.shutdown()
-	return nil
+	return p.shutdown()
 }
 
 // Addr is the bootstrap listener's address, once Ready is closed.
@@ -124,9 +125,9 @@ func (p *Proxy) localPort(upstream string) (int, error) {
 	if len(p.local) >= p.cfg.MaxBrokers {
 		if !p.capNoted {
 			p.capNoted = true
-			p.cfg.Notice(fmt.Sprintf("%d broker listeners open (the -max-brokers cap); %s and later brokers are not proxied", p.cfg.MaxBrokers, upstream))
+			p.cfg.Notice(fmt.Sprintf("%d broker listeners open (the -max-brokers cap): answers naming %s or other brokers past it are refused and their clients closed; raise -max-brokers", p.cfg.MaxBrokers, upstream))
 		}
-		return 0, fmt.Errorf("%w (%d): %s left as is", errBrokerCap, p.cfg.MaxBrokers, upstream)
+		return 0, fmt.Errorf("%w (%d, -max-brokers): %s", errBrokerCap, p.cfg.MaxBrokers, upstream)
 	}
 	ln, err := p.listenBroker()
 	if err != nil {
@@ -301,17 +302,30 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 		st := tc.ConnectionState()
 		info.TLS = &st
 		if len(st.VerifiedChains) > 0 && len(st.PeerCertificates) > 0 {
-			info.setPrincipal(st.PeerCertificates[0].Subject.String())
+			info.setPrincipal(st.PeerCertificates[0].Subject.String(), true)
 		}
 		client = tc
+	}
+	first, err := p.firstBytes(client)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			p.event(info, trafficlog.Close, fmt.Sprintf("client sent nothing for %v (the idle timeout); closed before dialling the upstream", p.cfg.IdleTimeout))
+		}
+		client.Close()
+		return
 	}
 	up, err := p.dial(upstream)
 	if err != nil {
 		p.event(info, trafficlog.Close, "upstream "+upstream+": "+err.Error()+"; client closed")
+		if tm, ok := p.cfg.Metrics.(TroubleMetrics); ok {
+			tm.DialFailed()
+		}
 		client.Close()
 		return
 	}
 	early, gone := clientGone(client)
+	early = append(first, early...)
 	if gone {
 		// Its requests were given up on (and perhaps retried on another
 		// connection): relaying them now could write a batch twice.
@@ -339,6 +353,38 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 	p.mu.Lock()
 	delete(p.conns, cn)
 	p.mu.Unlock()
+}
+
+// firstBytes waits for the client's first bytes, for up to the idle
+// timeout: a client that connects and sends nothing holds no upstream
+// connection (a broker's max.connections.per.ip counts the proxy's).
+func (p *Proxy) firstBytes(c net.Conn) ([]byte, error) {
+	if p.cfg.IdleTimeout > 0 {
+		c.SetReadDeadline(time.Now().Add(p.cfg.IdleTimeout))
+		defer c.SetReadDeadline(time.Time{})
+	}
+	waited := make(chan struct{})
+	defer close(waited)
+	go func() {
+		// shutdown has no conn to drain yet: it ends the wait itself
+		select {
+		case <-p.done:
+			c.SetReadDeadline(time.Now())
+		case <-waited:
+		}
+	}()
+	buf := make([]byte, 4<<10)
+	n, err := c.Read(buf)
+	if n > 0 {
+		return buf[:n], nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	if p.isClosing() {
+		return nil, net.ErrClosed
+	}
+	return nil, err
 }
 
 // maxEarly bounds what clientGone reads ahead: a client still sending
@@ -409,6 +455,11 @@ func (p *Proxy) dial(upstream string) (net.Conn, error) {
 		if err == nil {
 			return c, nil
 		}
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			// Retrying would hold the client's descriptor while others
+			// (the metrics listener's, the next client's) are short.
+			return nil, fmt.Errorf("%w (out of file descriptors: not retried)", err)
+		}
 		select {
 		case <-time.After(pause):
 		case <-ctx.Done():
@@ -427,9 +478,13 @@ func (p *Proxy) event(info *Conn, dir trafficlog.Dir, note string) {
 		ClientAddr: info.ClientAddr.String(), Principal: info.Principal(), Note: note})
 }
 
+// ErrDrainCut is returned by Serve when connections still had requests
+// in flight at the drain timeout and were closed.
+var ErrDrainCut = errors.New("proxy: drain timeout reached")
+
 // shutdown stops accepting, drains every connection for up to
-// DrainTimeout, then closes what is left.
-func (p *Proxy) shutdown() {
+// DrainTimeout, then closes what is left, logging each connection cut.
+func (p *Proxy) shutdown() error {
 	p.mu.Lock()
 	p.closing = true
 	close(p.done)
@@ -450,13 +505,21 @@ func (p *Proxy) shutdown() {
 	defer timer.Stop()
 	select {
 	case <-all:
-		return
+		return nil
 	case <-timer.C:
 	}
 	p.mu.Lock()
+	cut, unanswered := 0, 0
 	for c := range p.conns {
-		c.shut()
+		n := c.inFlight()
+		cut++
+		unanswered += n
+		c.closeWith(fmt.Sprintf("closed at the drain timeout (%v) with %d requests unanswered", p.cfg.DrainTimeout, n))
 	}
 	p.mu.Unlock()
 	<-all
+	if cut == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w (%v): %d connections closed with %d requests unanswered", ErrDrainCut, p.cfg.DrainTimeout, cut, unanswered)
 }

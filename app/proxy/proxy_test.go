@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -99,25 +100,36 @@ type running struct {
 // close stops the proxy (draining) and closes its log.
 func (r *running) close() error {
 	r.stop()
-	if err := <-r.served; err != nil {
-		return err
+	select {
+	case err := <-r.served:
+		if err != nil {
+			return err
+		}
+	case <-time.After(testDeadline):
+		return fmt.Errorf("Serve did not return within %v of its context's end", testDeadline)
+	}
+	if r.log == nil {
+		return nil
 	}
 	return r.log.Close()
 }
 
 // startProxy serves cfg (Upstream set) on a loopback port, logging text
-// to out.
+// to out (nil: no log).
 func startProxy(t *testing.T, cfg Config, out io.Writer, opts trafficlog.Options) *running {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	r := &running{log: trafficlog.NewWriter(out, opts), served: make(chan error, 1)}
-	cfg.Log = r.log
+	r := &running{served: make(chan error, 1)}
+	if out != nil { // nil: no log
+		r.log = trafficlog.NewWriter(out, opts)
+		cfg.Log = r.log
+	}
 	r.Proxy = New(cfg)
 	ctx, stop := context.WithCancel(context.Background())
 	r.stop = stop
 	go func() { r.served <- r.ServeListener(ctx, ln) }()
-	<-r.Ready()
+	recv(t, r.Ready())
 	t.Cleanup(func() { stop() })
 	return r
 }
@@ -129,7 +141,7 @@ func proxyThrough(t *testing.T) (*fakeUpstream, *running, *syncBuffer, net.Conn)
 	up := startUpstream(t)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return up, p, log, c
@@ -147,7 +159,7 @@ func frameOf(b []byte, err error) []byte {
 func TestStripUnknown(t *testing.T) {
 	up := startUpstream(t)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), StripUnknown: true}, io.Discard, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	avResp := messages.NewApiVersionsResponse()
@@ -331,7 +343,7 @@ func TestProxyStalledLogDoesNotStallTraffic(t *testing.T) {
 	defer close(out.release)
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, out, trafficlog.Options{Queue: 64, FlushTimeout: time.Millisecond})
 	addr := p.Addr().String()
-	c, err := net.Dial("tcp", addr)
+	c, err := dialT(t, addr)
 	require.NoError(t, err)
 	defer c.Close()
 	client := "stall"

@@ -2,15 +2,19 @@ package proxy
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/app/secrettest"
+	"github.com/kwirelabs/kwire/app/testbroker"
 	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -25,7 +29,7 @@ func TestOAuthBearerPassThrough(t *testing.T) {
 		up := startUpstream(t)
 		log := &syncBuffer{}
 		p := startProxy(t, Config{Upstream: up.ln.Addr().String()}, log, trafficlog.Options{JSON: asJSON})
-		c, err := net.Dial("tcp", p.Addr().String())
+		c, err := dialT(t, p.Addr().String())
 		require.NoError(t, err)
 		hs := messages.NewSaslHandshakeRequest()
 		hs.Mechanism = "OAUTHBEARER"
@@ -57,3 +61,84 @@ func TestOAuthBearerPassThrough(t *testing.T) {
 		}
 	}
 }
+
+// saslBroker answers SaslHandshake with PLAIN and SaslAuthenticate with
+// an error for any user but alice.
+func saslBroker(h kwire.RequestHeader, msg any) any {
+	switch m := msg.(type) {
+	case *messages.SaslHandshakeRequest:
+		r := messages.NewSaslHandshakeResponse()
+		r.Mechanisms = []string{"PLAIN"}
+		if m.Mechanism != "PLAIN" {
+			r.ErrorCode = int16(kerr.UnsupportedSaslMechanism)
+		}
+		return r
+	case *messages.SaslAuthenticateRequest:
+		r := messages.NewSaslAuthenticateResponse()
+		if !strings.HasPrefix(string(m.AuthBytes), "\x00alice\x00") {
+			r.ErrorCode = int16(kerr.SaslAuthenticationFailed)
+			why := "Authentication failed: Invalid username or password"
+			r.ErrorMessage = &why
+		}
+		return r
+	}
+	return testbroker.Empty(h, msg)
+}
+
+// login sends SaslHandshake (PLAIN) and SaslAuthenticate for user, and
+// reads both answers.
+func login(t *testing.T, c net.Conn, user, password string) {
+	t.Helper()
+	hs := messages.NewSaslHandshakeRequest()
+	hs.Mechanism = "PLAIN"
+	sa := messages.NewSaslAuthenticateRequest()
+	sa.AuthBytes = []byte("\x00" + user + "\x00" + password)
+	for i, req := range []any{hs, sa} {
+		_, err := c.Write(frameOf(kwire.AppendRequest(nil, req, 1, int32(i+1), nil)))
+		require.NoError(t, err)
+		readFrame(t, c)
+	}
+}
+
+// TestLoginFailedCounted (issue 27, case 8): a login the broker refuses
+// leaves a line and is counted by mechanism; the audit says whether its
+// principal was vouched for (before, it named the claimed user alone).
+func TestLoginFailedCounted(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	testbroker.Serve(t, ln, saslBroker)
+	log := &syncBuffer{}
+	trouble := &troubleCounts{}
+	var audit syncBuffer
+	p := startProxy(t, Config{Upstream: ln.Addr().String(), Metrics: trouble, Filters: []Filter{auditPrincipal{&audit}}}, log, trafficlog.Options{})
+
+	bad, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer bad.Close()
+	login(t, bad, "mallory", "guess")
+	good, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer good.Close()
+	login(t, good, "alice", "secret")
+	require.NoError(t, roundTrip(good, 9))
+	require.NoError(t, p.close())
+
+	out := log.String()
+	assert.Contains(t, out, `login failed (mechanism "PLAIN"): SaslAuthenticate answered SASL_AUTHENTICATION_FAILED: Authentication failed`)
+	assert.NotContains(t, out, "guess")
+	assert.Equal(t, 1, trouble.get("login/PLAIN"))
+	assert.Contains(t, audit.String(), "SaslAuthenticate alice verified=false\n", "before the broker's answer")
+	assert.Contains(t, audit.String(), "Heartbeat alice verified=true\n", "after the broker accepted the login")
+	assert.NotContains(t, audit.String(), "mallory verified=true")
+}
+
+// auditPrincipal writes each request's API, principal and whether it was
+// verified.
+type auditPrincipal struct{ out *syncBuffer }
+
+func (a auditPrincipal) Request(c *Conn, r *Request) Action {
+	fmt.Fprintf(a.out, "%s %s verified=%v\n", trafficlog.APIName(r.Header.APIKey), c.Principal(), c.PrincipalVerified())
+	return Pass
+}
+
+func (a auditPrincipal) Response(*Conn, *Response) Action { return Pass }

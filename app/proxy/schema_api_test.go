@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -39,7 +38,7 @@ func TestProxySchemaAPI(t *testing.T) {
 	up := startUpstream(t)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 

@@ -78,7 +78,7 @@ func TestTLSBothWays(t *testing.T) {
 	assert.Error(t, err)
 
 	// Plaintext on the TLS port.
-	pc, err := net.Dial("tcp", p.Addr().String())
+	pc, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	_, err = pc.Write(frameOf(kwire.AppendRequest(nil, messages.NewApiVersionsRequest(), 3, 1, nil)))
 	require.NoError(t, err)

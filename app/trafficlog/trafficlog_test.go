@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,6 +278,18 @@ func TestWriterReportsWriteErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no space left on device")
 	assert.Contains(t, notice, "no space left on device")
+}
+
+// TestWriterCountsLinesLost (issue 27, case 8): every line a write error
+// loses reaches OnLost, so a metric can count it as it happens.
+func TestWriterCountsLinesLost(t *testing.T) {
+	var lost atomic.Int64
+	w := trafficlog.NewWriter(failing{}, trafficlog.Options{OnLost: func(n int) { lost.Add(int64(n)) }})
+	for range 22 {
+		w.Write(trafficlog.Event{Dir: trafficlog.Request, Key: 18})
+	}
+	require.Error(t, w.Close())
+	assert.EqualValues(t, 22, lost.Load()+int64(w.Dropped()))
 }
 
 func TestWriterWritesEverythingInOrder(t *testing.T) {

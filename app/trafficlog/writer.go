@@ -24,6 +24,10 @@ type Options struct {
 	// OnDrop, when set, is called for every line dropped (a metric, say).
 	OnDrop func()
 
+	// OnLost, when set, is called with the number of lines each failed
+	// write lost.
+	OnLost func(lines int)
+
 	// FlushTimeout bounds how long Close waits for the queue to drain
 	// into a writer that has stopped taking bytes. 0 means 5 s.
 	FlushTimeout time.Duration
@@ -82,6 +86,9 @@ func (l *Writer) run(w io.Writer) {
 
 func (l *Writer) failed(err error, lines int) {
 	l.lost.Add(uint64(lines))
+	if l.opts.OnLost != nil && lines > 0 {
+		l.opts.OnLost(lines)
+	}
 	l.mu.Lock()
 	first := l.writeErr == nil
 	if first {

@@ -33,6 +33,7 @@ type proxyFlags struct {
 	AsKafka                                  string
 	MaxFrame, MaxConns, MaxBrokers           int
 	DialTimeout, IdleTimeout, DrainTimeout   time.Duration
+	RequestTimeout                           time.Duration
 
 	TLSCert, TLSKey, TLSClientCA string
 	UpstreamTLS                  tlsClientFlags
@@ -64,10 +65,11 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.StripUnknown, "strip-unknown", false, "remove API keys kwire does not know (vendor, future) from ApiVersions")
 	fs.StringVar(&f.AsKafka, "as-kafka", "", "offer clients only what this Kafka release does (3.7, 2.8, 4.0, 3.7-kraft: see kwire apis -releases)")
 	fs.IntVar(&f.MaxFrame, "max-frame", kwire.DefaultMaxFrameSize, "the largest frame relayed (size prefix)")
-	fs.IntVar(&f.MaxConns, "max-conns", 0, "client connections open at once (0: no bound); more wait in the backlog")
+	fs.IntVar(&f.MaxConns, "max-conns", proxy.DefaultMaxConns, "client connections open at once (-1: no bound); more wait in the backlog")
 	fs.IntVar(&f.MaxBrokers, "max-brokers", 256, "broker listeners the proxy opens at most")
 	fs.DurationVar(&f.DialTimeout, "dial-timeout", 10*time.Second, "how long to keep trying the upstream for a new client before closing it")
-	fs.DurationVar(&f.IdleTimeout, "idle-timeout", 0, "close a client idle this long with nothing in flight (0: never)")
+	fs.DurationVar(&f.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close a client idle this long with nothing in flight, or silent this long from its connect (-1s: never)")
+	fs.DurationVar(&f.RequestTimeout, "request-timeout", proxy.DefaultRequestTimeout, "close a client whose request the upstream has not answered in this long, plus the wait the request asks for (-1s: never)")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long in-flight requests have to be answered")
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
 	fs.IntVar(&f.MetricsClientIDs, "metrics-client-ids", 0, "count requests by client id for the first N distinct ids, the rest as \"other\" (0: no client id label)")
@@ -190,7 +192,8 @@ func runProxy(args []string, out io.Writer) error {
 		Listen: f.Listen, Upstream: f.Upstream, Advertise: f.Advertise, BrokerPorts: ports,
 		MaxBrokers: f.MaxBrokers, MaxConns: f.MaxConns, MaxFrame: f.MaxFrame,
 		DialTimeout: f.DialTimeout, IdleTimeout: f.IdleTimeout, DrainTimeout: f.DrainTimeout,
-		Unstable: f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
+		RequestTimeout: f.RequestTimeout,
+		Unstable:       f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
 	}
 	if cfg.Registry, err = toolRegistry(f.Schemas); err != nil {
@@ -233,7 +236,7 @@ func runProxy(args []string, out io.Writer) error {
 		}
 		opts := trafficlog.Options{JSON: f.JSON, Queue: f.LogQueue, Notice: notice}
 		if metrics != nil {
-			opts.OnDrop = metrics.LogDropped
+			opts.OnDrop, opts.OnLost = metrics.LogDropped, metrics.LogLost
 		}
 		cfg.Log = trafficlog.NewWriter(w, opts)
 	}

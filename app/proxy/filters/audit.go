@@ -11,11 +11,13 @@ import (
 )
 
 // Audit writes one JSON line per request: when, from which client
-// address, as which principal (SASL user or TLS subject), over TLS or
-// not, which API, and the client id. The lines carry no message bodies,
-// so no secret can reach them.
+// address, as which principal (SASL user or TLS subject) and whether it
+// was verified (proxy.Conn.PrincipalVerified: a TLS certificate the proxy
+// verified, or a login the broker accepted; otherwise only claimed),
+// over TLS or not, which API, and the client id. The lines carry no
+// message bodies, so no secret can reach them.
 //
-//	{"time":"2026-01-02T21:04:05.123Z","conn":3,"client_addr":"10.1.2.3:50122","principal":"alice","tls":true,"api":"Produce","version":11,"client_id":"orders-svc"}
+//	{"time":"2026-01-02T21:04:05.123Z","conn":3,"client_addr":"10.1.2.3:50122","principal":"alice","principal_verified":true,"tls":true,"api":"Produce","version":11,"client_id":"orders-svc"}
 type Audit struct {
 	mu  sync.Mutex
 	out io.Writer
@@ -30,6 +32,7 @@ type auditLine struct {
 	Conn       int     `json:"conn"`
 	ClientAddr string  `json:"client_addr"`
 	Principal  string  `json:"principal,omitempty"`
+	Verified   bool    `json:"principal_verified"`
 	TLS        bool    `json:"tls"`
 	API        string  `json:"api"`
 	Version    int16   `json:"version"`
@@ -38,7 +41,7 @@ type auditLine struct {
 
 func (a *Audit) Request(c *proxy.Conn, r *proxy.Request) proxy.Action {
 	line, _ := json.Marshal(auditLine{Time: time.Now().UTC().Format(time.RFC3339Nano), Conn: c.ID,
-		ClientAddr: c.ClientAddr.String(), Principal: c.Principal(), TLS: c.TLS != nil,
+		ClientAddr: c.ClientAddr.String(), Principal: c.Principal(), Verified: c.PrincipalVerified(), TLS: c.TLS != nil,
 		API: trafficlog.APIName(r.Header.APIKey), Version: r.Header.APIVersion, ClientID: r.Header.ClientID})
 	a.mu.Lock()
 	defer a.mu.Unlock()
