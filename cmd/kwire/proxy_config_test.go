@@ -15,12 +15,12 @@ import (
 	"github.com/kwirelabs/kwire/app/proxy/filters"
 )
 
-// readmeProxyYAML is the README's full -config example.
+// readmeProxyYAML is cmd/README.md's full -config example.
 func readmeProxyYAML(t *testing.T) string {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
 	m := regexp.MustCompile("(?s)```yaml\n(# proxy.yaml:.*?)```").FindSubmatch(b)
-	require.NotNil(t, m, "README.md has no proxy.yaml example")
+	require.NotNil(t, m, "cmd/README.md has no proxy.yaml example")
 	return string(m[1])
 }
 
