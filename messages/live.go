@@ -43,11 +43,15 @@ func (r *Registry) lookupErr(key int16) (API, error) {
 	return api, nil
 }
 
-// Versions is what this package speaks: every API's MinVersion to
+// Versions is what the Default registry speaks: every API's MinVersion
+// to MaxStable, or to MaxVersion with unstable versions asked for.
+func Versions(unstable bool) []kwire.APIVersions { return Default.Versions(unstable) }
+
+// Versions is what the registry speaks: every API's MinVersion to
 // MaxStable, or to MaxVersion with unstable versions asked for.
-func Versions(unstable bool) []kwire.APIVersions {
+func (r *Registry) Versions(unstable bool) []kwire.APIVersions {
 	var out []kwire.APIVersions
-	for _, a := range APIs() {
+	for _, a := range r.APIs() {
 		hi := a.MaxStable()
 		if unstable {
 			hi = a.MaxVersion

@@ -50,6 +50,9 @@ type Registry struct {
 type apiTable struct {
 	byKey  map[int16]API
 	sorted []API
+	// replaced maps a key Replace gave to another API to the API the key
+	// held before the first replacement (Apache's, in a dialect).
+	replaced map[int16]API
 }
 
 // Default is the registry the package-level functions (Lookup, APIs,
@@ -112,10 +115,69 @@ func (r *Registry) Register(api API) error {
 	defer r.mu.Unlock()
 	old := r.load()
 	if a, ok := old.byKey[api.Key]; ok {
-		return fmt.Errorf("messages: register %s: key %d is %s already", api.Name, api.Key, a.Name)
+		return fmt.Errorf("messages: register %s: key %d is %s already (Replace puts a vendor's API in its place)", api.Name, api.Key, a.Name)
 	}
-	r.table.Store(newTable(append(old.sorted, api)))
+	t := newTable(append(old.sorted, api))
+	t.replaced = old.replaced
+	r.table.Store(t)
 	return nil
+}
+
+// Replace puts api at api.Key in place of the API the registry holds
+// there, and returns that API. It is how a registry speaks a dialect:
+// a vendor's fork that gives one of Apache's keys to an API of its own
+// (Aiven's Inkless defines DisklessCommit as key 93, which Apache gave to
+// StreamsGroupTopologyDescriptionUpdate). Register refuses such a
+// collision, so a replacement happens only when asked for; a key that is
+// free is an error here (Register adds it). api is checked as Register
+// checks it. Replaced and ReplacedKeys say afterwards which keys no
+// longer mean what they mean to Apache, for code (release.GuessIgnoring,
+// a proxy's -as-kafka) that reads a key as Apache's.
+func (r *Registry) Replace(api API) (API, error) {
+	if err := checkAPI(api); err != nil {
+		return API{}, fmt.Errorf("messages: replace with %s (key %d): %w", api.Name, api.Key, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	prev, ok := old.byKey[api.Key]
+	if !ok {
+		return API{}, fmt.Errorf("messages: replace with %s: no API holds key %d (Register adds it)", api.Name, api.Key)
+	}
+	list := make([]API, 0, len(old.sorted))
+	for _, a := range old.sorted {
+		if a.Key != api.Key {
+			list = append(list, a)
+		}
+	}
+	t := newTable(append(list, api))
+	t.replaced = make(map[int16]API, len(old.replaced)+1)
+	for k, a := range old.replaced {
+		t.replaced[k] = a
+	}
+	if _, again := t.replaced[api.Key]; !again {
+		t.replaced[api.Key] = prev
+	}
+	r.table.Store(t)
+	return prev, nil
+}
+
+// Replaced returns the API key held before Replace gave it to another
+// API (the first one, if it was replaced twice), and whether it was.
+func (r *Registry) Replaced(key int16) (API, bool) {
+	a, ok := r.load().replaced[key]
+	return a, ok
+}
+
+// ReplacedKeys lists, ascending, the keys Replace gave to other APIs.
+func (r *Registry) ReplacedKeys() []int16 {
+	t := r.load()
+	keys := make([]int16, 0, len(t.replaced))
+	for k := range t.replaced {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
 }
 
 // checkAPI checks api against the tags of its request and response.

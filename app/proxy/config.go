@@ -62,7 +62,7 @@ type Config struct {
 	DrainTimeout time.Duration
 
 	// Versions are the API version ranges offered to clients: ApiVersions
-	// responses are clamped to them. Default: messages.Versions(false),
+	// responses are clamped to them. Default: Registry.Versions(false),
 	// what kwire reads (true with Unstable). A range narrower than kwire's
 	// (a Kafka release's table, say) makes clients speak that release.
 	Versions []kwire.APIVersions
@@ -206,11 +206,12 @@ func (c *Config) setDefaults() {
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 10 * time.Second
 	}
-	if c.Versions == nil {
-		c.Versions = messages.Versions(c.Unstable)
-	}
 	if c.Registry == nil {
 		c.Registry = messages.Default
+	}
+	if c.Versions == nil {
+		// The registry's: what its own APIs (and a dialect's) decode.
+		c.Versions = c.Registry.Versions(c.Unstable)
 	}
 	if c.Notice == nil {
 		c.Notice = func(string) {}

@@ -70,3 +70,67 @@ func TestProxySchemaAPI(t *testing.T) {
 	assert.Contains(t, lines[2], `| VendorPingResponse v2 Hops=6 RoundTrips=2`)
 	assert.NotContains(t, log.String(), "UNDECODABLE")
 }
+
+// dialectRegistry is Kafka's APIs as an Inkless cluster speaks them (the
+// vendor-shaped schemas of gen/testdata/dialects): DisklessCommit in
+// place of key 93, DescribeMirrors at 99, and AutoMQ's 513 and
+// Confluent's 10000 besides.
+func dialectRegistry(t *testing.T) *messages.Registry {
+	const dir = "../../gen/testdata/dialects/"
+	apis, err := gen.LoadAPIs(dir+"inkless", dir+"automq", dir+"confluent")
+	require.NoError(t, err)
+	reg := messages.NewRegistry()
+	for _, a := range apis {
+		if a.Key == 93 {
+			_, err = reg.Replace(a)
+		} else {
+			err = reg.Register(a)
+		}
+		require.NoError(t, err)
+	}
+	return reg
+}
+
+// TestProxyDialect: with a dialect's registry the proxy logs a key-93
+// request as the vendor's DisklessCommit, and its ApiVersions answers
+// keep the vendor's keys (99, 513, 10000) at the vendor's versions: the
+// default Versions are the registry's, not Kafka's.
+func TestProxyDialect(t *testing.T) {
+	reg := dialectRegistry(t)
+	up := startUpstream(t)
+	log := &syncBuffer{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+
+	client := "inkless-broker"
+	av := &messages.ApiVersionsResponse{ApiKeys: []messages.ApiVersionsResponseApiVersion{
+		{ApiKey: 3, MinVersion: 0, MaxVersion: 12},
+		{ApiKey: 93, MinVersion: 0, MaxVersion: 2}, // the vendor's, not Apache's range
+		{ApiKey: 99, MinVersion: 0, MaxVersion: 0},
+		{ApiKey: 513, MinVersion: 0, MaxVersion: 0},
+		{ApiKey: 10000, MinVersion: 0, MaxVersion: 3},
+	}}
+	up.answers <- frameOf(kwire.AppendResponse(nil, av, 3, 1))
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, &messages.ApiVersionsRequest{ClientSoftwareName: "x", ClientSoftwareVersion: "1"}, 3, 1, &client)))
+	require.NoError(t, err)
+	got := &messages.ApiVersionsResponse{}
+	_, err = kwire.ReadResponse(readFrame(t, c), got, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []kwire.APIVersions{{APIKey: 3, MaxVersion: 12}, {APIKey: 93}, {APIKey: 99}, {APIKey: 513}, {APIKey: 10000, MaxVersion: 1}}, got.Versions(),
+		"clamped to what the dialect reads: DisklessCommit v0, ListClusterLinks v0-1")
+
+	commit, _ := reg.Lookup(93)
+	req := reflect.ValueOf(commit.NewRequest()).Elem()
+	req.FieldByName("ObjectKey").SetString("wal/0001")
+	up.answers <- frameOf(kwire.AppendResponse(nil, commit.NewResponse(), 0, 2))
+	_, err = c.Write(frameOf(kwire.AppendRequest(nil, req.Addr().Interface(), 0, 2, &client)))
+	require.NoError(t, err)
+	readFrame(t, c)
+	c.Close()
+	require.NoError(t, p.close())
+	assert.Contains(t, log.String(), `request  DisklessCommit v0 corr=2 client="inkless-broker" | DisklessCommitRequest v0 ObjectKey="wal/0001"`)
+	assert.NotContains(t, log.String(), "StreamsGroupTopologyDescriptionUpdate")
+	assert.NotContains(t, log.String(), "UNDECODABLE")
+}

@@ -296,7 +296,7 @@ func (c *conn) detect(d int, b []byte, ts time.Time) (int, bool) {
 		return 0, false
 	}
 	if h.synced && h.pos == 0 {
-		_, v := plausibleRequest(b, max(c.s.opt.MaxFrame, kwire.DefaultMaxFrameSize))
+		_, v := plausibleRequest(c.s.opt.Registry, b, max(c.s.opt.MaxFrame, kwire.DefaultMaxFrameSize))
 		switch v {
 		case more:
 			return 0, false
@@ -347,7 +347,7 @@ func (c *conn) found(ts time.Time, note string) {
 	c.s.conns++
 	c.id = c.s.conns
 	c.s.stats.Connections++
-	c.tracker = messages.NewTracker(c.s.opt.MaxInFlight)
+	c.tracker = c.s.opt.Registry.NewTracker(c.s.opt.MaxInFlight)
 	c.pending = map[int32]pendingRequest{}
 	msg := "from " + c.addr[c.client] + " to " + c.addr[1-c.client]
 	if note != "" {
@@ -468,7 +468,7 @@ const maxWaiting = 64
 // a response of sane size to a request in flight.
 func (c *conn) candidate(b []byte, requests bool) (int, verdict) {
 	if requests {
-		size, v := plausibleRequest(b, c.s.opt.MaxFrame)
+		size, v := plausibleRequest(c.s.opt.Registry, b, c.s.opt.MaxFrame)
 		if v == yes && size > resyncWait {
 			return 0, no
 		}
@@ -490,11 +490,11 @@ func (c *conn) candidate(b []byte, requests bool) (int, verdict) {
 // decodes says whether a whole candidate frame decodes.
 func (c *conn) decodes(frame []byte, requests bool) bool {
 	if requests {
-		_, _, err := messages.ReadRequest(frame)
+		_, _, err := c.s.opt.Registry.ReadRequest(frame)
 		return err == nil
 	}
 	p := c.pending[int32(binary.BigEndian.Uint32(frame[4:]))]
-	_, _, err := messages.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame))
+	_, _, err := c.s.opt.Registry.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame))
 	return err == nil
 }
 
@@ -526,7 +526,7 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 	}
 	size := int64(int32(binary.BigEndian.Uint32(b)))
 	if c.saslTokens && c.client == d {
-		if _, v := plausibleRequest(b, c.s.opt.MaxFrame); v == more {
+		if _, v := plausibleRequest(c.s.opt.Registry, b, c.s.opt.MaxFrame); v == more {
 			return 0, false
 		} else if v == yes {
 			c.saslTokens = false // authenticated: Kafka requests again
@@ -560,7 +560,7 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 	}
 	if size > int64(c.s.opt.MaxFrame) {
 		if c.client == d {
-			if _, v := plausibleRequest(b, int(size)); v == more {
+			if _, v := plausibleRequest(c.s.opt.Registry, b, int(size)); v == more {
 				return 0, false
 			} else if v == no {
 				c.lostSync(d, ts, fmt.Sprintf("size prefix %d over the frame limit and no request header", size))
@@ -606,11 +606,11 @@ func (c *conn) request(d int, frame []byte, whole bool, ts time.Time) {
 	r.Key, r.Version, r.CorrelationID = key, version, corr
 	if whole {
 		var h kwire.RequestHeader
-		h, r.Msg, r.Err = messages.ReadRequest(frame)
+		h, r.Msg, r.Err = c.s.opt.Registry.ReadRequest(frame)
 		r.ClientID = h.ClientID
 	} else {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
-		if h, _, err := messages.ReadRequest(frame); err != nil {
+		if h, _, err := c.s.opt.Registry.ReadRequest(frame); err != nil {
 			r.ClientID = h.ClientID
 		}
 	}
@@ -723,7 +723,7 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 	if !whole {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
 	} else {
-		_, r.Msg, r.Err = messages.ReadResponse(frame, r.Key, r.Version)
+		_, r.Msg, r.Err = c.s.opt.Registry.ReadResponse(frame, r.Key, r.Version)
 	}
 	if r.Err != nil {
 		c.s.stats.Undecodable++

@@ -40,8 +40,21 @@ var (
 	ranges     []versionRange // by API key
 )
 
-// apiRange is the versions a plausible request of key may claim.
-func apiRange(key int16) (versionRange, bool) {
+// apiRange is the versions a plausible request of key may claim, to
+// reg: Default's from a table built once, another registry's (a dialect,
+// its own APIs) from its lookup.
+func apiRange(reg *messages.Registry, key int16) (versionRange, bool) {
+	if reg != messages.Default {
+		a, ok := reg.Lookup(key)
+		if !ok {
+			return versionRange{}, false
+		}
+		hi := a.MaxVersion
+		if a.Key == apiKeyAPIVersions {
+			hi += apiVersionsAhead
+		}
+		return versionRange{known: 1, min: 0, max: hi}, true
+	}
 	rangesOnce.Do(func() {
 		for _, a := range messages.APIs() {
 			if a.Key < 0 || a.Key > 4096 {
@@ -72,7 +85,7 @@ func apiRange(key int16) (versionRange, bool) {
 // client would send: a size prefix no larger than maxFrame, a known API
 // key at a version it has, a non-negative correlation id and a client id
 // of printable text. It returns the size prefix.
-func plausibleRequest(b []byte, maxFrame int) (int, verdict) {
+func plausibleRequest(reg *messages.Registry, b []byte, maxFrame int) (int, verdict) {
 	if len(b) < 4 {
 		return 0, more
 	}
@@ -86,7 +99,7 @@ func plausibleRequest(b []byte, maxFrame int) (int, verdict) {
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	version := int16(binary.BigEndian.Uint16(b[6:]))
 	corr := int32(binary.BigEndian.Uint32(b[8:]))
-	r, ok := apiRange(key)
+	r, ok := apiRange(reg, key)
 	if !ok || version < r.min || version > r.max || corr < 0 {
 		return 0, no
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 // Kind says what a Record is about.
@@ -97,11 +98,17 @@ type Options struct {
 	// Progress, when not nil, is called about once a second of reading
 	// with the bytes of the capture read so far.
 	Progress func(read int64)
+	// Registry decodes the frames (default messages.Default): a dialect
+	// (messages.Registry.Replace) reads a fork's traffic.
+	Registry *messages.Registry
 }
 
 func (o *Options) defaults() {
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = kwire.DefaultMaxFrameSize
+	}
+	if o.Registry == nil {
+		o.Registry = messages.Default
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 1024
@@ -247,6 +254,7 @@ type sniffer struct {
 
 func newSniffer(opt Options, emit func(*Record)) *sniffer {
 	s := &sniffer{opt: opt, emit: emit, stats: newStats(), live: map[*conn]struct{}{}}
+	s.stats.reg = opt.Registry
 	if len(opt.Ports) > 0 {
 		s.ports = map[uint16]bool{}
 		for _, p := range opt.Ports {

@@ -50,10 +50,12 @@ type Stats struct {
 	SkippedBytes int64 // bytes passed over to find a frame boundary
 	CutFrames    int64 // frames cut short by a connection's or the capture's end
 	Truncated    bool  // the capture file ends inside a packet
+
+	reg *messages.Registry // names the APIs
 }
 
 func newStats() *Stats {
-	return &Stats{Frames: map[APIVersion]*FrameCount{}, Errors: map[APIVersion]int64{}, Latency: map[int16]*Histogram{}}
+	return &Stats{Frames: map[APIVersion]*FrameCount{}, Errors: map[APIVersion]int64{}, Latency: map[int16]*Histogram{}, reg: messages.Default}
 }
 
 // record counts r and hands it to the caller. Error codes are counted
@@ -157,8 +159,12 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 	return h.max
 }
 
-func apiName(key int16) string {
-	if a, ok := messages.Lookup(key); ok {
+func (s *Stats) apiName(key int16) string {
+	reg := s.reg
+	if reg == nil { // a Stats not made by Read
+		reg = messages.Default
+	}
+	if a, ok := reg.Lookup(key); ok {
 		return a.Name
 	}
 	return fmt.Sprintf("key%d", key)
@@ -186,7 +192,7 @@ func (s *Stats) WriteText(w io.Writer) {
 		})
 		for _, k := range keys {
 			fc := s.Frames[k]
-			fmt.Fprintf(&b, "  %-28s v%-3d %8d / %d\n", apiName(k.Key), k.Version, fc.Requests, fc.Responses)
+			fmt.Fprintf(&b, "  %-28s v%-3d %8d / %d\n", s.apiName(k.Key), k.Version, fc.Requests, fc.Responses)
 		}
 	}
 	if len(s.Latency) > 0 {
@@ -198,13 +204,13 @@ func (s *Stats) WriteText(w io.Writer) {
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 		for _, k := range keys {
 			h := s.Latency[k]
-			fmt.Fprintf(&b, "  %-28s %8d %9s %9s %9s %9s\n", apiName(k), h.Count(), ms(h.Quantile(0.5)), ms(h.Quantile(0.9)), ms(h.Quantile(0.99)), ms(h.Quantile(1)))
+			fmt.Fprintf(&b, "  %-28s %8d %9s %9s %9s %9s\n", s.apiName(k), h.Count(), ms(h.Quantile(0.5)), ms(h.Quantile(0.9)), ms(h.Quantile(0.99)), ms(h.Quantile(1)))
 		}
 	}
 	if len(s.Errors) > 0 {
 		b.WriteString("error codes in responses:\n")
 		for _, e := range s.ErrorList() {
-			fmt.Fprintf(&b, "  %-28s %-40s %d\n", apiName(e.Key), e.Code.Name(), e.Count)
+			fmt.Fprintf(&b, "  %-28s %-40s %d\n", s.apiName(e.Key), e.Code.Name(), e.Count)
 		}
 	}
 	fmt.Fprintf(&b, "paired %d responses; %d responses to requests not in the capture; %d requests unanswered\n", s.Paired, s.Unpaired, s.Unanswered)
@@ -265,7 +271,7 @@ func (s *Stats) Summary() map[string]any {
 	}
 	var fr []frames
 	for k, fc := range s.Frames {
-		fr = append(fr, frames{apiName(k.Key), k.Key, k.Version, fc.Requests, fc.Responses})
+		fr = append(fr, frames{s.apiName(k.Key), k.Key, k.Version, fc.Requests, fc.Responses})
 	}
 	sort.Slice(fr, func(i, j int) bool {
 		return fr[i].Key < fr[j].Key || fr[i].Key == fr[j].Key && fr[i].Version < fr[j].Version
@@ -273,12 +279,12 @@ func (s *Stats) Summary() map[string]any {
 	var lat []latency
 	for k, h := range s.Latency {
 		f := func(q float64) float64 { return float64(h.Quantile(q)) / float64(time.Millisecond) }
-		lat = append(lat, latency{apiName(k), h.Count(), f(0.5), f(0.9), f(0.99), f(1)})
+		lat = append(lat, latency{s.apiName(k), h.Count(), f(0.5), f(0.9), f(0.99), f(1)})
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i].API < lat[j].API })
 	var errs []errCount
 	for _, e := range s.ErrorList() {
-		errs = append(errs, errCount{apiName(e.Key), e.Code.Name(), e.Count})
+		errs = append(errs, errCount{s.apiName(e.Key), e.Code.Name(), e.Count})
 	}
 	return map[string]any{
 		"packets": s.Packets, "connections": s.Connections, "other_connections": s.NotKafka, "tls_connections": s.TLS,

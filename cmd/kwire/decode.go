@@ -33,11 +33,12 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
 	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64 (what kwire encode reads back byte for byte)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL exchanges, delegation-token HMACs and password configs rather than blanking them (for your own bytes; keep the output out of logs and tickets)")
-	schemas := fs.String("schemas", "", "DIR[,DIR]: also decode the APIs these Kafka-format JSON schemas define, as kwire gen would")
+	var schemas schemaFlags
+	schemas.register(fs, "decode")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	reg, err := toolRegistry(*schemas)
+	reg, err := schemas.registry(os.Stderr)
 	if err != nil {
 		return fmt.Errorf("decode: %v", err)
 	}

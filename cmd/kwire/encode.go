@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -177,11 +178,12 @@ func runEncode(args []string, stdin io.Reader, out io.Writer) error {
 	var m messageFlags
 	m.register(fs, true)
 	raw := fs.Bool("raw", false, "write the frame's bytes rather than hex")
-	schemas := fs.String("schemas", "", "DIR[,DIR]: also encode the APIs these Kafka-format JSON schemas define, as kwire gen would")
+	var schemas schemaFlags
+	schemas.register(fs, "encode")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
-	reg, err := toolRegistry(*schemas)
+	reg, err := schemas.registry(os.Stderr)
 	if err != nil {
 		return fmt.Errorf("encode: %v", err)
 	}

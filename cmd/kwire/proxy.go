@@ -44,7 +44,7 @@ type proxyFlags struct {
 	DenyTopics  listFlag
 	RequireKeys bool
 	Audit       string
-	Schemas     string
+	Schemas     schemaFlags
 }
 
 // listFlag is a flag that may be given many times.
@@ -80,7 +80,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Config, "config", "", "a YAML file of settings: the flags' names as keys; flags given on the command line win")
 	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED, close on other requests naming it (repeatable)")
 	fs.BoolVar(&f.RequireKeys, "require-keys", false, "refuse Produce records without a key with INVALID_RECORD")
-	fs.StringVar(&f.Schemas, "schemas", "", "DIR[,DIR]: decode the APIs these Kafka-format JSON schemas define (a vendor's, a future Kafka's) as kwire gen would")
+	f.Schemas.register(fs, "decode")
 	fs.StringVar(&f.Audit, "audit", "", "append one JSON line per request to this file (created 0600): time, client address, principal, TLS, API, client id")
 }
 
@@ -196,7 +196,7 @@ func runProxy(args []string, out io.Writer) error {
 		Unstable:       f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
 	}
-	if cfg.Registry, err = toolRegistry(f.Schemas); err != nil {
+	if cfg.Registry, err = f.Schemas.registry(os.Stderr); err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
 	if err := f.applyAsKafka(&cfg); err != nil {

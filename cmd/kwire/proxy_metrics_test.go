@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -132,7 +133,11 @@ func TestProxyMetricsClientIDs(t *testing.T) {
 // own APIs (from -schemas) name their api label.
 func TestProxyMetricsSchemaAPI(t *testing.T) {
 	reg := messages.NewRegistry()
-	require.NoError(t, registerSchemas(reg, vendorSchemas))
+	apis, err := gen.LoadAPIs(vendorSchemas)
+	require.NoError(t, err)
+	for _, a := range apis {
+		require.NoError(t, reg.Register(a))
+	}
 	m := newProxyMetrics(reg, 0)
 	m.Request(10000, 2, 40)
 	text := func() string {

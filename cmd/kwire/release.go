@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -185,6 +186,20 @@ func (f *proxyFlags) applyAsKafka(cfg *proxy.Config) error {
 		return fmt.Errorf("-as-kafka: %w", err)
 	}
 	cfg.Versions, cfg.StripUnknown = r.APIs, true
+	// A key the dialect gave to a vendor's API (-replace) is not the
+	// release's API: its range there says nothing of the vendor's, so the
+	// key is left out of the offer, as the vendor's other keys are.
+	if reg := cfg.Registry; reg != nil && len(reg.ReplacedKeys()) > 0 {
+		cfg.Versions = nil
+		for _, a := range r.APIs {
+			if was, replaced := reg.Replaced(a.APIKey); replaced {
+				now, _ := reg.Lookup(a.APIKey)
+				fmt.Fprintf(os.Stderr, "kwire proxy: -as-kafka %s: key %d is %s here (-replace), not %s: not offered\n", f.AsKafka, a.APIKey, now.Name, was.Name)
+				continue
+			}
+			cfg.Versions = append(cfg.Versions, a)
+		}
+	}
 	mv := release.Feature{Name: release.MetadataVersionFeature, Min: 0, Max: -1} // Max below Min: removed
 	for _, f := range r.Features {
 		if f.Name == mv.Name {

@@ -41,8 +41,14 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	tlsFlags.registerInsecure(fs, "the broker")
 	var sasl saslFlags
 	sasl.register(fs)
+	var schemas schemaFlags
+	schemas.register(fs, "send")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	reg, err := schemas.registry(os.Stderr)
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
 	}
 	opts, err := recordsOptions(*records, *rawRecords)
 	if err != nil {
@@ -79,7 +85,7 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 		}
 	}
 	m.negotiate = func(api messages.API) (int16, error) { return negotiateVersion(conn, *m.client.id, api) }
-	msg, err := m.readMessage(fs, messages.Default, input)
+	msg, err := m.readMessage(fs, reg, input)
 	if err != nil {
 		return err
 	}
@@ -90,7 +96,7 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	tracker := kwire.NewTracker(1, messages.Default.ResponseFor)
+	tracker := kwire.NewTracker(1, reg.ResponseFor)
 	expect, err := tracker.Request(frame)
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
@@ -113,10 +119,10 @@ func runSend(args []string, stdin io.Reader, out io.Writer) error {
 		return fmt.Errorf("send: reading the response: %w", err)
 	}
 	version := int16(m.version)
-	h, resp, err := messages.ReadResponse(answer, m.api.api.Key, version)
+	h, resp, err := reg.ReadResponse(answer, m.api.api.Key, version)
 	if err != nil && m.api.api.Key == apiKeyApiVersions && version > 0 {
 		// A broker answers an ApiVersions it cannot read at v0.
-		if h0, resp0, err0 := messages.ReadResponse(answer, apiKeyApiVersions, 0); err0 == nil {
+		if h0, resp0, err0 := reg.ReadResponse(answer, apiKeyApiVersions, 0); err0 == nil {
 			h, resp, err, version = h0, resp0, nil, 0
 		}
 	}

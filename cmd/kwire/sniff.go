@@ -33,13 +33,19 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	client := fs.String("client", "", "only requests and responses of this client id")
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest frame decoded (size prefix); larger ones are named and skipped")
 	quiet := fs.Bool("summary", false, "print only the summary")
+	var schemas schemaFlags
+	schemas.register(fs, "decode")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	reg, err := schemas.registry(errOut)
+	if err != nil {
+		return fmt.Errorf("sniff: %v", err)
 	}
 	if *file == "" || fs.NArg() > 0 {
 		return fmt.Errorf("sniff: usage: kwire sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]")
 	}
-	opt := sniff.Options{MaxFrame: *maxFrame}
+	opt := sniff.Options{MaxFrame: *maxFrame, Registry: reg}
 	if *ports != "" {
 		for _, p := range strings.Split(*ports, ",") {
 			n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
@@ -53,7 +59,7 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	if *apis != "" {
 		f.keys = map[int16]bool{}
 		for _, name := range strings.Split(*apis, ",") {
-			key, ok := apiKeyByName(strings.TrimSpace(name))
+			key, ok := apiKeyByName(reg, strings.TrimSpace(name))
 			if !ok {
 				return fmt.Errorf("sniff: -api: no API %q", name)
 			}
@@ -97,6 +103,9 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 			return
 		}
 		e := sniffEvent(r)
+		if a, ok := reg.Lookup(r.Key); ok && r.Key >= 0 {
+			e.API = a.Name // the log would name it after messages.Default's
+		}
 		if *asJSON {
 			line = trafficlog.AppendJSON(line[:0], e)
 		} else {
@@ -151,12 +160,12 @@ func (f sniffFilter) keep(r *sniff.Record) bool {
 }
 
 // apiKeyByName finds an API by name (case-insensitive) or key number.
-func apiKeyByName(name string) (int16, bool) {
+func apiKeyByName(reg *messages.Registry, name string) (int16, bool) {
 	if n, err := strconv.ParseInt(name, 10, 16); err == nil {
-		_, ok := messages.Lookup(int16(n))
+		_, ok := reg.Lookup(int16(n))
 		return int16(n), ok
 	}
-	for _, a := range messages.APIs() {
+	for _, a := range reg.APIs() {
 		if strings.EqualFold(a.Name, name) {
 			return a.Key, true
 		}

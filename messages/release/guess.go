@@ -24,6 +24,8 @@ type Match struct {
 	// MetadataVersion, when not empty, says the broker's metadata.version
 	// range differs from the release's ("1-8 here, 1-7 in 3.3-kraft").
 	MetadataVersion string
+	// Ignored are the keys GuessIgnoring left out of the comparison.
+	Ignored []int16
 }
 
 // String says the guess in a line: "3.7", "3.4-kraft (same table as
@@ -47,6 +49,13 @@ func (m Match) String() string {
 	}
 	if m.MetadataVersion != "" {
 		fmt.Fprintf(&b, ", metadata.version %s", m.MetadataVersion)
+	}
+	if len(m.Ignored) > 0 {
+		keys := make([]string, len(m.Ignored))
+		for i, k := range m.Ignored {
+			keys[i] = fmt.Sprint(k)
+		}
+		fmt.Fprintf(&b, ", key%s %s left out (another API there)", map[bool]string{true: "s"}[len(keys) > 1], strings.Join(keys, ", "))
 	}
 	if !m.Exact && len(m.Differences) > 0 {
 		s := "s"
@@ -81,14 +90,22 @@ var optional = map[int16]bool{71: true, 72: true}
 // whose top level is its release's: when the response carries it, a table
 // with another range is farther (after the minimums, before the steps),
 // and is not an exact match.
-func Guess(resp *messages.ApiVersionsResponse) Match {
+func Guess(resp *messages.ApiVersionsResponse) Match { return GuessIgnoring(resp, nil) }
+
+// GuessIgnoring is Guess with the APIs at keys left out of both the
+// broker's answer and every release's table: the keys a dialect gave to
+// a vendor's API (messages.Registry.ReplacedKeys), whose versions say
+// nothing of the Apache release underneath. Left in, a fork's API at a
+// key Apache assigned later makes the broker look like that later
+// release.
+func GuessIgnoring(resp *messages.ApiVersionsResponse, keys []int16) Match {
 	var mv *Feature
 	for _, f := range resp.SupportedFeatures {
 		if f.Name == MetadataVersionFeature {
 			mv = &Feature{Name: f.Name, Min: f.MinVersion, Max: f.MaxVersion}
 		}
 	}
-	return guess(resp.Versions(), mv)
+	return guess(resp.Versions(), mv, keys)
 }
 
 // MetadataVersionFeature is the name of the KIP-584 feature whose top level is a KRaft release's.
@@ -110,12 +127,15 @@ func (a nearness) compare(b nearness) int {
 
 // GuessVersions is Guess for a list of API ranges in any order, without
 // features; a key listed twice keeps its last range.
-func GuessVersions(apis []kwire.APIVersions) Match { return guess(apis, nil) }
+func GuessVersions(apis []kwire.APIVersions) Match { return guess(apis, nil, nil) }
 
-func guess(apis []kwire.APIVersions, mv *Feature) Match {
+func guess(apis []kwire.APIVersions, mv *Feature, ignore []int16) Match {
 	byKey := make(map[int16]kwire.APIVersions, len(apis))
 	for _, a := range apis {
 		byKey[a.APIKey] = a
+	}
+	for _, k := range ignore {
+		delete(byKey, k)
 	}
 	theirs := make([]kwire.APIVersions, 0, len(byKey))
 	for _, a := range byKey {
@@ -134,6 +154,8 @@ func guess(apis []kwire.APIVersions, mv *Feature) Match {
 		s := scored{r: r}
 		for _, c := range diffVersions(r.APIs, theirs) {
 			switch {
+			case slices.Contains(ignore, c.Key):
+				continue
 			case c.New == nil && optional[c.Key]:
 				continue
 			case c.New == nil:
@@ -169,6 +191,9 @@ func guess(apis []kwire.APIVersions, mv *Feature) Match {
 		}
 	}
 	m := Match{Release: best.r, Exact: len(best.diffs) == 0 && best.mv == "", Differences: best.diffs, MetadataVersion: best.mv}
+	if len(ignore) > 0 {
+		m.Ignored = slices.Sorted(slices.Values(ignore))
+	}
 	for _, s := range all {
 		if s.near == best.near && !(s.r.Version == best.r.Version && s.r.Role == best.r.Role) {
 			m.Ties = append(m.Ties, s.r)

@@ -288,3 +288,32 @@ func TestGuessReadsMetadataVersion(t *testing.T) {
 	assert.True(t, m.Exact)
 	assert.Equal(t, "3.4-kraft (same table as 3.3-kraft)", m.String())
 }
+
+// An Inkless broker built on 4.1 offers its DisklessCommit at key 93,
+// which Apache gave StreamsGroupTopologyDescriptionUpdate in 4.4: read as
+// Apache's, the key is an API 4.1 lacks, so 4.1 is not an exact match.
+// Ignoring the replaced key gives 4.1 back.
+func TestGuessIgnoringAReplacedKey(t *testing.T) {
+	r41, err := ByName("4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r41.Lookup(93); ok {
+		t.Fatal("4.1 has key 93: the case tests nothing")
+	}
+	resp := r41.ApiVersionsResponse()
+	resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: 93, MinVersion: 0, MaxVersion: 0})
+
+	m := Guess(resp)
+	if m.Exact && m.Release.Name() == "4.1" {
+		t.Fatalf("Guess reads the vendor's key 93 and still says exactly 4.1: %s", m)
+	}
+	t.Logf("Guess: %s", m)
+	m = GuessIgnoring(resp, []int16{93})
+	if !m.Exact || m.Release.Name() != "4.1" || !slices.Equal(m.Ignored, []int16{93}) {
+		t.Fatalf("GuessIgnoring(93) = %s", m)
+	}
+	if s := m.String(); !strings.Contains(s, "key 93 left out") {
+		t.Errorf("String() = %q", s)
+	}
+}
