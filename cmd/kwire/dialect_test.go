@@ -31,7 +31,6 @@ type dialectCase struct {
 	version int16
 	api     string // the API key names under the flags
 	err     string // the error, when the flags are refused
-	stderr  string // what the tool says on stderr, when it replaced
 }
 
 var dialectCases = []dialectCase{
