@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"net"
 	"reflect"
 	"strings"
 	"testing"
