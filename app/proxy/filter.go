@@ -88,6 +88,17 @@ func AnswerError(r *Request, code kerr.Code) Action {
 	return Answer(resp)
 }
 
+// NewResponse is a new, empty response of the request's API at its
+// version, from the proxy's registry (Config.Registry): a filter's
+// answer to fill in.
+func (r *Request) NewResponse() (any, error) {
+	reg := r.registry
+	if reg == nil {
+		reg = messages.Default
+	}
+	return reg.ResponseFor(r.Header.APIKey, r.Header.APIVersion)
+}
+
 // CloseConn closes the connection, logging reason.
 func CloseConn(reason string) Action { return Action{close: reason} }
 

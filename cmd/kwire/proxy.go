@@ -42,6 +42,8 @@ type proxyFlags struct {
 
 	Config      string
 	DenyTopics  listFlag
+	DenyAPIs    listFlag
+	AllowAPIs   listFlag
 	RequireKeys bool
 	Audit       string
 	Schemas     schemaFlags
@@ -79,6 +81,8 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	f.UpstreamTLS.register(fs, "upstream-tls", "upstream-", "the upstream brokers")
 	fs.StringVar(&f.Config, "config", "", "a YAML file of settings: the flags' names as keys; flags given on the command line win")
 	fs.Var(&f.DenyTopics, "deny-topic", "answer Metadata, Produce and Fetch for this topic with TOPIC_AUTHORIZATION_FAILED, close on other requests naming it (repeatable)")
+	fs.Var(&f.DenyAPIs, "deny-api", "LIST: refuse these APIs (names or keys, comma-separated; repeatable) with their own response carrying CLUSTER_AUTHORIZATION_FAILED, and hide them from ApiVersions")
+	fs.Var(&f.AllowAPIs, "allow-api", "LIST: refuse every API but these (and ApiVersions, SaslHandshake, SaslAuthenticate), as -deny-api does")
 	fs.BoolVar(&f.RequireKeys, "require-keys", false, "refuse Produce records without a key with INVALID_RECORD")
 	f.Schemas.register(fs, "decode")
 	fs.StringVar(&f.Audit, "audit", "", "append one JSON line per request to this file (created 0600): time, client address, principal, TLS, API, client id")
@@ -152,6 +156,31 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 		closeAudit = func() { file.Close() }
 		fl = append(fl, filters.NewAudit(file))
 	}
+	if len(f.DenyAPIs) > 0 && len(f.AllowAPIs) > 0 {
+		closeAudit()
+		return nil, nil, fmt.Errorf("-deny-api and -allow-api exclude each other")
+	}
+	if len(f.DenyAPIs) > 0 {
+		keys, err := apiKeyList("-deny-api", f.DenyAPIs)
+		if err == nil {
+			var pol *filters.APIPolicy
+			if pol, err = filters.DenyAPIs(keys...); err == nil {
+				fl = append(fl, pol)
+			}
+		}
+		if err != nil {
+			closeAudit()
+			return nil, nil, fmt.Errorf("-deny-api: %v", err)
+		}
+	}
+	if len(f.AllowAPIs) > 0 {
+		keys, err := apiKeyList("-allow-api", f.AllowAPIs)
+		if err != nil {
+			closeAudit()
+			return nil, nil, err
+		}
+		fl = append(fl, filters.AllowAPIs(keys...))
+	}
 	if len(f.DenyTopics) > 0 {
 		fl = append(fl, filters.NewDenyTopics(f.DenyTopics...))
 	}
@@ -159,6 +188,21 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 		fl = append(fl, filters.RequireKeys{})
 	}
 	return fl, closeAudit, nil
+}
+
+// apiKeyList reads a list flag's API names or keys.
+func apiKeyList(flag string, values []string) ([]int16, error) {
+	var keys []int16
+	for _, v := range values {
+		for _, name := range strings.Split(v, ",") {
+			key, ok := apiKeyByName(strings.TrimSpace(name))
+			if !ok {
+				return nil, fmt.Errorf("%s: no API %q (kwire apis lists them)", flag, name)
+			}
+			keys = append(keys, key)
+		}
+	}
+	return keys, nil
 }
 
 // runProxy relays Kafka connections to an upstream cluster and logs every

@@ -59,6 +59,7 @@ func TestProxyConfigREADME(t *testing.T) {
 	assert.Equal(t, 3*time.Second, f.DialTimeout, "the command line wins")
 	assert.Equal(t, 10*time.Minute, f.IdleTimeout)
 	assert.Equal(t, listFlag{"payroll", "hr.reviews"}, f.DenyTopics)
+	assert.Equal(t, listFlag{"CreateTopics", "DeleteTopics", "DeleteRecords"}, f.DenyAPIs)
 	assert.True(t, f.RequireKeys)
 	assert.Equal(t, "3.7", f.AsKafka)
 	ports, err := parsePortRange(f.BrokerPorts)
@@ -106,4 +107,37 @@ func TestProxyPolicyFlags(t *testing.T) {
 	fl, _, err = f.filters()
 	require.NoError(t, err)
 	assert.Empty(t, fl)
+}
+
+// TestProxyAPIPolicyFlags (issue 27, case 6): -deny-api and -allow-api
+// take names or keys, comma-separated or repeated, and exclude each
+// other; an unknown name or ApiVersions is an error.
+func TestProxyAPIPolicyFlags(t *testing.T) {
+	fs, f := proxyFlagSet()
+	require.NoError(t, fs.Parse([]string{"-deny-api", "CreateTopics,deleterecords", "-deny-api", "20"}))
+	fl, _, err := f.filters()
+	require.NoError(t, err)
+	require.Len(t, fl, 1)
+	pol := fl[0].(*filters.APIPolicy)
+	assert.True(t, pol.Refuses(19) && pol.Refuses(21) && pol.Refuses(20))
+	assert.False(t, pol.Refuses(0))
+
+	fs, f = proxyFlagSet()
+	require.NoError(t, fs.Parse([]string{"-allow-api", "Produce,Fetch,Metadata"}))
+	fl, _, err = f.filters()
+	require.NoError(t, err)
+	pol = fl[0].(*filters.APIPolicy)
+	assert.True(t, pol.Refuses(19))
+	assert.False(t, pol.Refuses(0) || pol.Refuses(18))
+
+	for _, args := range [][]string{
+		{"-deny-api", "Produce", "-allow-api", "Fetch"},
+		{"-deny-api", "NoSuchAPI"},
+		{"-deny-api", "ApiVersions"},
+	} {
+		fs, f = proxyFlagSet()
+		require.NoError(t, fs.Parse(args))
+		_, _, err = f.filters()
+		assert.Error(t, err, "%v", args)
+	}
 }

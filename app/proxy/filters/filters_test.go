@@ -40,6 +40,13 @@ func (b *broker) answer(h kwire.RequestHeader, msg any) any {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.keys = append(b.keys, h.APIKey)
+	if _, ok := msg.(*messages.ApiVersionsRequest); ok {
+		resp := messages.NewApiVersionsResponse()
+		for _, v := range messages.Versions(false) {
+			resp.ApiKeys = append(resp.ApiKeys, messages.ApiVersionsResponseApiVersion{ApiKey: v.APIKey, MinVersion: v.MinVersion, MaxVersion: v.MaxVersion})
+		}
+		return resp
+	}
 	req, ok := msg.(*messages.ProduceRequest)
 	if !ok {
 		return testbroker.Empty(h, msg)
