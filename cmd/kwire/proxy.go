@@ -20,6 +20,7 @@ import (
 	"github.com/kwirelabs/kwire/app/proxy/filters"
 	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/messages"
 )
 
 // proxyFlags are kwire proxy's settings, as flags and as the keys of a
@@ -144,7 +145,7 @@ func parsePortRange(s string) (proxy.PortRange, error) {
 // filters are the policy filters the flags ask for: the audit first, so
 // it records requests the others refuse. The returned func closes the
 // audit file.
-func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
+func (f *proxyFlags) filters(reg *messages.Registry) ([]proxy.Filter, func(), error) {
 	var fl []proxy.Filter
 	closeAudit := func() {}
 	if f.Audit != "" {
@@ -161,7 +162,7 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 		return nil, nil, fmt.Errorf("-deny-api and -allow-api exclude each other")
 	}
 	if len(f.DenyAPIs) > 0 {
-		keys, err := apiKeyList("-deny-api", f.DenyAPIs)
+		keys, err := apiKeyList(reg, "-deny-api", f.DenyAPIs)
 		if err == nil {
 			var pol *filters.APIPolicy
 			if pol, err = filters.DenyAPIs(keys...); err == nil {
@@ -174,7 +175,7 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 		}
 	}
 	if len(f.AllowAPIs) > 0 {
-		keys, err := apiKeyList("-allow-api", f.AllowAPIs)
+		keys, err := apiKeyList(reg, "-allow-api", f.AllowAPIs)
 		if err != nil {
 			closeAudit()
 			return nil, nil, err
@@ -190,12 +191,16 @@ func (f *proxyFlags) filters() ([]proxy.Filter, func(), error) {
 	return fl, closeAudit, nil
 }
 
-// apiKeyList reads a list flag's API names or keys.
-func apiKeyList(flag string, values []string) ([]int16, error) {
+// apiKeyList reads a list flag's API names or keys, of reg (nil:
+// messages.Default).
+func apiKeyList(reg *messages.Registry, flag string, values []string) ([]int16, error) {
+	if reg == nil {
+		reg = messages.Default
+	}
 	var keys []int16
 	for _, v := range values {
 		for _, name := range strings.Split(v, ",") {
-			key, ok := apiKeyByName(strings.TrimSpace(name))
+			key, ok := apiKeyByName(reg, strings.TrimSpace(name))
 			if !ok {
 				return nil, fmt.Errorf("%s: no API %q (kwire apis lists them)", flag, name)
 			}
@@ -246,7 +251,7 @@ func runProxy(args []string, out io.Writer) error {
 	if err := f.applyAsKafka(&cfg); err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}
-	fl, closeFilters, err := f.filters()
+	fl, closeFilters, err := f.filters(cfg.Registry)
 	if err != nil {
 		return fmt.Errorf("proxy: %v", err)
 	}

@@ -91,7 +91,7 @@ func TestProxyPolicyFlags(t *testing.T) {
 	fs, f := proxyFlagSet()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	require.NoError(t, fs.Parse([]string{"-audit", audit, "-deny-topic", "a", "-deny-topic", "b", "-require-keys"}))
-	fl, closeAudit, err := f.filters()
+	fl, closeAudit, err := f.filters(nil)
 	require.NoError(t, err)
 	defer closeAudit()
 	require.Len(t, fl, 3)
@@ -104,7 +104,7 @@ func TestProxyPolicyFlags(t *testing.T) {
 
 	fs, f = proxyFlagSet()
 	require.NoError(t, fs.Parse(nil))
-	fl, _, err = f.filters()
+	fl, _, err = f.filters(nil)
 	require.NoError(t, err)
 	assert.Empty(t, fl)
 }
@@ -115,7 +115,7 @@ func TestProxyPolicyFlags(t *testing.T) {
 func TestProxyAPIPolicyFlags(t *testing.T) {
 	fs, f := proxyFlagSet()
 	require.NoError(t, fs.Parse([]string{"-deny-api", "CreateTopics,deleterecords", "-deny-api", "20"}))
-	fl, _, err := f.filters()
+	fl, _, err := f.filters(nil)
 	require.NoError(t, err)
 	require.Len(t, fl, 1)
 	pol := fl[0].(*filters.APIPolicy)
@@ -124,7 +124,7 @@ func TestProxyAPIPolicyFlags(t *testing.T) {
 
 	fs, f = proxyFlagSet()
 	require.NoError(t, fs.Parse([]string{"-allow-api", "Produce,Fetch,Metadata"}))
-	fl, _, err = f.filters()
+	fl, _, err = f.filters(nil)
 	require.NoError(t, err)
 	pol = fl[0].(*filters.APIPolicy)
 	assert.True(t, pol.Refuses(19))
@@ -137,7 +137,7 @@ func TestProxyAPIPolicyFlags(t *testing.T) {
 	} {
 		fs, f = proxyFlagSet()
 		require.NoError(t, fs.Parse(args))
-		_, _, err = f.filters()
+		_, _, err = f.filters(nil)
 		assert.Error(t, err, "%v", args)
 	}
 }
