@@ -128,9 +128,14 @@ package kwire
 //	engine_defaults.go   schema defaults stored before decoding and checked
 //	                     before writing a tagged field
 //	engine_reset.go      what decoding clears first (reset lists)
-//	engine_wire.go       varints and lengths; engine_header.go the request
-//	                     and response headers, read and written once for
-//	                     every caller
+//	engine_header.go     the request and response headers, read and
+//	                     written once for every caller
+//
+// The primitive wire forms (fixed widths, varints, the length forms, the
+// tagged-field section, the presence marker, the frame's size prefix)
+// are package kwire/wire's, which the engine calls and which imports
+// nothing of kwire, for the packages that read or write a few fields by
+// hand.
 //	engine_trace.go      the layout tracer; engine_fill.go the fillers'
 //	                     walks; engine_schema.go the Schema cache;
 //	                     engine_validate.go the whole-type check

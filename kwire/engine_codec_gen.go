@@ -4,6 +4,8 @@ package kwire
 
 import (
 	"encoding/binary"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // The skeletons of the engine's hot loops. genforms copies them into
@@ -121,7 +123,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 			continue
 		case cStringCompact:
 			l := len(*fp.string())
-			n += uvarintSize(uint32(l+1)) + l
+			n += wire.SizeUvarint(uint32(l+1)) + l
 			continue
 		case cStringClassic:
 			if l := len(*fp.string()); l <= maxInt16String {
@@ -131,7 +133,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		case cNullStringCompact:
 			sp := *fp.stringPtr()
 			if sp != nil {
-				n += uvarintSize(uint32(len(*sp)+1)) + len(*sp)
+				n += wire.SizeUvarint(uint32(len(*sp)+1)) + len(*sp)
 				continue
 			}
 			if sp == nil && in.nullable {
@@ -154,7 +156,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += uvarintSize(uint32(h.len+1)) + 4*h.len
+			n += wire.SizeUvarint(uint32(h.len+1)) + 4*h.len
 			continue
 		case cArrayInt32Classic:
 			h := fp.slice()
@@ -170,7 +172,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += uvarintSize(uint32(h.len+1)) + h.len
+			n += wire.SizeUvarint(uint32(h.len+1)) + h.len
 			continue
 		case cBytesClassic:
 			h := fp.slice()
@@ -186,7 +188,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += uvarintSize(uint32(h.len + 1))
+			n += wire.SizeUvarint(uint32(h.len + 1))
 			sub := in.plan()
 			for j := 0; j < h.len; j++ {
 				s, err := sizeStruct(sub, h.data.add(uintptr(j)*uintptr(in.n)))
@@ -242,7 +244,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		if err != nil {
 			return 0, within(err, o.name)
 		}
-		n += uvarintSize(o.tag) + uvarintSize(uint32(s)) + s
+		n += wire.SizeUvarint(o.tag) + wire.SizeUvarint(uint32(s)) + s
 		count++
 	}
 	if pl.hasUnknown {
@@ -261,11 +263,11 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				return 0, unknownTagOutOfOrder(u.Tag)
 			}
 			last = int64(u.Tag)
-			n += uvarintSize(u.Tag) + uvarintSize(uint32(len(u.Data))) + len(u.Data)
+			n += wire.SizeUvarint(u.Tag) + wire.SizeUvarint(uint32(len(u.Data))) + len(u.Data)
 			count++
 		}
 	}
-	return n + uvarintSize(uint32(count)), nil
+	return n + wire.SizeUvarint(uint32(count)), nil
 }
 
 // encodeStruct appends the struct at p as plan pl describes it, running
@@ -914,11 +916,11 @@ func int32Length(src []byte, off int) (n, next int) {
 func appendLength(b []byte, n int, compact, wide bool) []byte {
 	switch {
 	case compact:
-		return appendUvarint(b, uint32(n+1))
+		return wire.AppendUvarint(b, uint32(n+1))
 	case wide:
-		return appendInt32(b, int32(n))
+		return wire.AppendInt32(b, int32(n))
 	default:
-		return appendInt16(b, int16(n))
+		return wire.AppendInt16(b, int16(n))
 	}
 }
 
@@ -926,7 +928,7 @@ func appendLength(b []byte, n int, compact, wide bool) []byte {
 func lengthSize(n int, compact, wide bool) int {
 	switch {
 	case compact:
-		return uvarintSize(uint32(n + 1))
+		return wire.SizeUvarint(uint32(n + 1))
 	case wide:
 		return 4
 	default:

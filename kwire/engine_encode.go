@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 const maxInt16String = math.MaxInt16
@@ -227,7 +229,7 @@ func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
 			count++
 		}
 	}
-	b = appendUvarint(b, uint32(count))
+	b = wire.AppendUvarint(b, uint32(count))
 	ui := 0
 	last := int64(-1)
 	writeUnknownBelow := func(limit int64) error {
@@ -240,8 +242,8 @@ func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
 			if int64(u.Tag) <= last {
 				return unknownTagOutOfOrder(u.Tag)
 			}
-			b = appendUvarint(b, u.Tag)
-			b = appendUvarint(b, uint32(len(u.Data)))
+			b = wire.AppendUvarint(b, u.Tag)
+			b = wire.AppendUvarint(b, uint32(len(u.Data)))
 			b = append(b, u.Data...)
 			last = int64(u.Tag)
 		}
@@ -260,8 +262,8 @@ func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
 		if err != nil {
 			return b, within(err, o.name)
 		}
-		b = appendUvarint(b, o.tag)
-		b = appendUvarint(b, uint32(size))
+		b = wire.AppendUvarint(b, o.tag)
+		b = wire.AppendUvarint(b, uint32(size))
 		if b, err = encodeValue(b, o, fp); err != nil {
 			return b, within(err, o.name)
 		}

@@ -3,6 +3,8 @@ package kwire
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // The request and response headers are read here and nowhere else:
@@ -43,9 +45,9 @@ func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
 	b = append(b, byte(k>>8), byte(k), byte(v>>8), byte(v), byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
 	if h.Version >= 1 {
 		if h.ClientID == nil {
-			b = appendInt16(b, -1)
+			b = wire.AppendInt16(b, -1)
 		} else {
-			b = appendInt16(b, int16(len(*h.ClientID)))
+			b = wire.AppendInt16(b, int16(len(*h.ClientID)))
 			b = append(b, *h.ClientID...)
 		}
 	}
@@ -56,7 +58,7 @@ func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
 }
 
 func appendResponseHeader(b []byte, h ResponseHeader) []byte {
-	b = appendInt32(b, h.CorrelationID)
+	b = wire.AppendInt32(b, h.CorrelationID)
 	if h.Version >= 1 {
 		b = appendUnknownTags(b, h.UnknownTags)
 	}
@@ -67,10 +69,10 @@ func appendUnknownTags(b []byte, tags UnknownTags) []byte {
 	if tags.Len() == 0 {
 		return append(b, 0)
 	}
-	b = appendUvarint(b, uint32(tags.Len()))
+	b = wire.AppendUvarint(b, uint32(tags.Len()))
 	for _, t := range tags.Fields() {
-		b = appendUvarint(b, t.Tag)
-		b = appendUvarint(b, uint32(len(t.Data)))
+		b = wire.AppendUvarint(b, t.Tag)
+		b = wire.AppendUvarint(b, uint32(len(t.Data)))
 		b = append(b, t.Data...)
 	}
 	return b

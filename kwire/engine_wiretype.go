@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // kind is a field's wire type, decided once from its Go type and tag.
@@ -136,10 +138,10 @@ func init() {
 	u32Default := func(o *fieldPlan, fp pointer) bool { return int64(*fp.uint32()) == o.def.i }
 	i64Default := func(o *fieldPlan, fp pointer) bool { return *fp.int64() == o.def.i }
 	append32 := func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-		return appendInt32(b, *fp.int32()), nil
+		return wire.AppendInt32(b, *fp.int32()), nil
 	}
 	append64 := func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-		return appendInt64(b, *fp.int64()), nil
+		return wire.AppendInt64(b, *fp.int64()), nil
 	}
 	intNonZero := func(o *fieldPlan) bool { return o.def.i != 0 }
 	flatInt := flatStore(func(d *defaultValue) uint64 { return uint64(d.i) })
@@ -180,9 +182,9 @@ func init() {
 	}
 	uvarint := wireType{name: "uvarint", key: "uvarint", keys: []string{"uvarint"}, minWire: minOne, decode: (*decodeState).decodeUvarint, fillRandom: rand32, nonZeroDefault: intNonZero, flattenDefault: flatInt, flatCheck: flatNumber,
 		parseDefault: unsignedDefault(math.MaxUint32),
-		size:         func(_ *fieldPlan, fp pointer) (int, error) { return uvarintSize(*fp.uint32()), nil },
+		size:         func(_ *fieldPlan, fp pointer) (int, error) { return wire.SizeUvarint(*fp.uint32()), nil },
 		appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-			return appendUvarint(b, *fp.uint32()), nil
+			return wire.AppendUvarint(b, *fp.uint32()), nil
 		},
 		isZero: zero32,
 	}
@@ -195,7 +197,7 @@ func init() {
 		kInt16: {name: "int16", flatCheck: flatNumber, goType: is(reflect.Int16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: signedDefault(16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-				return appendInt16(b, *fp.int16()), nil
+				return wire.AppendInt16(b, *fp.int16()), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.int16()) == o.def.i }},
 		kInt32: {name: "int32", flatCheck: flatNumber, goType: is(reflect.Int32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: i32Default, fillRandom: rand32,
@@ -205,7 +207,7 @@ func init() {
 		kUint16: {name: "uint16", flatCheck: flatNumber, goType: is(reflect.Uint16), fixed: 2, isZero: zero16, fillRandom: rand16,
 			parseDefault: unsignedDefault(math.MaxUint16), nonZeroDefault: intNonZero, flattenDefault: flatInt,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-				return appendInt16(b, *fp.int16()), nil
+				return wire.AppendInt16(b, *fp.int16()), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool { return int64(*fp.uint16()) == o.def.i }},
 		kUint32: {name: "uint32", flatCheck: flatNumber, goType: is(reflect.Uint32), fixed: 4, isZero: zero32, appendTo: append32, isDefault: u32Default, fillRandom: rand32,
@@ -252,15 +254,15 @@ func init() {
 			fillRandom: func(f *randomFiller, _ *fieldPlan, fp pointer, _ int, _ bool) { *fp.bool() = f.chance(2) }},
 		kVarint: {name: "varint", flatCheck: flatNumber, goType: is(reflect.Int32), key: "varint", keys: varint, decode: (*decodeState).decodeVarint, isZero: zero32, isDefault: i32Default, minWire: minOne, fillRandom: rand32,
 			parseDefault: signedDefault(32), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *fieldPlan, fp pointer) (int, error) { return varintSize(*fp.int32()), nil },
+			size: func(_ *fieldPlan, fp pointer) (int, error) { return wire.SizeVarint(*fp.int32()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-				return appendVarint(b, *fp.int32()), nil
+				return wire.AppendVarint(b, *fp.int32()), nil
 			}},
 		kVarlong: {name: "varlong", flatCheck: flatNumber, goType: is(reflect.Int64), key: "varint", keys: varint, decode: (*decodeState).decodeVarlong, isZero: zero64, isDefault: i64Default, minWire: minOne, fillRandom: rand64,
 			parseDefault: signedDefault(64), nonZeroDefault: intNonZero, flattenDefault: flatInt,
-			size: func(_ *fieldPlan, fp pointer) (int, error) { return varlongSize(*fp.int64()), nil },
+			size: func(_ *fieldPlan, fp pointer) (int, error) { return wire.SizeVarlong(*fp.int64()), nil },
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-				return appendVarlong(b, *fp.int64()), nil
+				return wire.AppendVarlong(b, *fp.int64()), nil
 			}},
 		kUvarint:   with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Uint32), u32Default }),
 		kUvarint32: with(uvarint, func(t *wireType) { t.goType, t.isDefault = is(reflect.Int32), i32Default }),

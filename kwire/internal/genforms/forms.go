@@ -58,7 +58,7 @@ var (
 			*base.at(n).uint8() = byte(v)
 			n++`,
 		LongW:    5,
-		Size:     "uvarintSize(uint32(N + 1))",
+		Size:     "wire.SizeUvarint(uint32(N + 1))",
 		NullSize: 1,
 		Reader:   "compactLength",
 		ReadBody: `if OFF < len(SRC) && SRC[OFF] < 0x80 {
@@ -79,8 +79,8 @@ var (
 					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
 				}
 			}`,
-		Append:  "appendUvarint(B, uint32(N+1))",
-		SizeAny: "uvarintSize(uint32(N + 1))",
+		Append:  "wire.AppendUvarint(B, uint32(N+1))",
+		SizeAny: "wire.SizeUvarint(uint32(N + 1))",
 		ReadAny: `u, err := d.readUvarint()
 			if err != nil {
 				return 0, err
@@ -102,7 +102,7 @@ var (
 		}
 		return int(int16(binary.BigEndian.Uint16(SRC[OFF:]))), OFF + 2`,
 		ReadRecords: "n, next := int16Length(src, off)",
-		Append:      "appendInt16(B, int16(N))",
+		Append:      "wire.AppendInt16(B, int16(N))",
 		SizeAny:     "2",
 		ReadAny: `if d.remaining() < 2 {
 				return 0, d.truncated(2)
@@ -124,7 +124,7 @@ var (
 		}
 		return int(int32(binary.BigEndian.Uint32(SRC[OFF:]))), OFF + 4`,
 		ReadRecords: "n, next := int32Length(src, off)",
-		Append:      "appendInt32(B, int32(N))",
+		Append:      "wire.AppendInt32(B, int32(N))",
 		SizeAny:     "4",
 		ReadAny: `if d.remaining() < 4 {
 				return 0, d.truncated(4)

@@ -4,6 +4,8 @@ package kwire
 
 import (
 	"encoding/binary"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // The skeletons of the engine's hot loops. genforms copies them into
@@ -86,7 +88,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		if err != nil {
 			return 0, within(err, o.name)
 		}
-		n += uvarintSize(o.tag) + uvarintSize(uint32(s)) + s
+		n += wire.SizeUvarint(o.tag) + wire.SizeUvarint(uint32(s)) + s
 		count++
 	}
 	if pl.hasUnknown {
@@ -105,11 +107,11 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				return 0, unknownTagOutOfOrder(u.Tag)
 			}
 			last = int64(u.Tag)
-			n += uvarintSize(u.Tag) + uvarintSize(uint32(len(u.Data))) + len(u.Data)
+			n += wire.SizeUvarint(u.Tag) + wire.SizeUvarint(uint32(len(u.Data))) + len(u.Data)
 			count++
 		}
 	}
-	return n + uvarintSize(uint32(count)), nil
+	return n + wire.SizeUvarint(uint32(count)), nil
 }
 
 // encodeStruct appends the struct at p as plan pl describes it, running
