@@ -143,7 +143,7 @@ func kmsgMinimalMsg(s side, meta map[string]kmsgFieldMeta) kmsgMessage {
 // written again by kmsg gives the same bytes.
 func checkKwireToKmsg(s side, seed int64) error {
 	msg := s.kwireMsg()
-	info, err := kwire.Describe(msg)
+	info, err := kwire.MessageInfoOf(msg)
 	if err != nil {
 		return err
 	}
@@ -426,7 +426,7 @@ func TestKmsgRequestFrames(t *testing.T) {
 		}
 		for i, cid := range []*string{nil, &clientID} {
 			msg := s.kwireMsg()
-			info, _ := kwire.Describe(msg)
+			info, _ := kwire.MessageInfoOf(msg)
 			f := kwireFiller{rnd: newRnd(int64(i)), version: s.v, flex: info.Flexible.Contains(s.v)}
 			f.fillStruct(reflect.ValueOf(msg).Elem(), 0)
 			corr := int32(0x01020304 * (i + 1))

@@ -48,7 +48,7 @@
 // # Validation
 //
 // The first time a type is used as a message (Marshal, Unmarshal, Size,
-// Describe, FillMinimal, ...) its tags, and those of every struct inside
+// MessageInfoOf, FillMinimal, ...) its tags, and those of every struct inside
 // it, are checked at every version it declares, not only the version at
 // hand: an unknown key, null on a type that cannot hold it, compact on a
 // number, a tag number used twice in one version, a tagged field in a
@@ -77,8 +77,8 @@
 //	               AppendUnsupportedAPIVersions (negotiate.go)
 //	fillers        FillMinimal, EmptyRecordBatch (minimal.go), FillRandom
 //	               (random.go)
-//	introspection  SchemaOf, Describe (schema.go), Walk (walk.go), Validate
-//	               (validate.go), LayoutRequest, TraceRequest and the Node
+//	introspection  SchemaOf, MessageInfoOf (schema.go), Walk (walk.go), Validate
+//	               (validate.go), LayoutRequest, TraceRequest and the LayoutNode
 //	               tree (layout.go)
 //	errors         Error and the sentinels (errors.go)
 //

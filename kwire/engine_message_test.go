@@ -65,7 +65,7 @@ func TestNotAMessage(t *testing.T) {
 			return kwire.FillRandom(rand.New(rand.NewSource(1)), m, 1, kwire.RandomOptions{})
 		}, []any{nil, 42, nilPtr, wiretest.Heartbeat{}}},
 		{"Validate", types, func(m any) error { return kwire.Validate(m) }, []any{nil, 42, reflect.TypeOf(42)}},
-		{"Describe", types, func(m any) error { _, err := kwire.Describe(m); return err }, []any{nil, 42, reflect.TypeOf(42)}},
+		{"Describe", types, func(m any) error { _, err := kwire.MessageInfoOf(m); return err }, []any{nil, 42, reflect.TypeOf(42)}},
 		{"SchemaOf", types, func(m any) error { _, err := kwire.SchemaOf(m, 1); return err }, []any{nil, 42, reflect.TypeOf(42)}},
 	} {
 		for _, m := range c.refused {

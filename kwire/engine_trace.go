@@ -12,15 +12,15 @@ import (
 // elements its children. It reads no byte itself but the frame head's,
 // which the frame and header readers have checked.
 type tracer struct {
-	root    *Node
-	stack   []*Node // the containers being read, innermost last
+	root    *LayoutNode
+	stack   []*LayoutNode // the containers being read, innermost last
 	version int16
 }
 
 // start opens the tree of frame, a message of plan pl at version, and
 // its size prefix, and returns the decode that reads on past it.
 func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
-	t.root = &Node{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
+	t.root = &LayoutNode{Name: pl.typ.Name(), Type: fmt.Sprintf("message v%d", version), Size: len(frame)}
 	t.stack, t.version = append(t.stack[:0], t.root), version
 	d := &decodeState{src: frame, trace: t}
 	t.open("Frame", "size-delimited", 0)
@@ -31,7 +31,7 @@ func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
 
 // finish traces the body, a new value of pl's type, and checks that the
 // trace covered the frame.
-func (t *tracer) finish(d *decodeState, pl *plan) (*Node, error) {
+func (t *tracer) finish(d *decodeState, pl *plan) (*LayoutNode, error) {
 	t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", t.version), d.off)
 	if err := d.decodeFields(pl, newValue(pl.rtype)); err != nil {
 		return nil, publicError("layout", pl.typ.String(), err)
@@ -72,7 +72,7 @@ func (d *decodeState) traced(o *fieldPlan, fp pointer, name string) error {
 
 // open starts a container node at offset off, inside the innermost one.
 func (t *tracer) open(name, typ string, off int) {
-	t.stack = append(t.stack, &Node{Name: name, Type: typ, Offset: off})
+	t.stack = append(t.stack, &LayoutNode{Name: name, Type: typ, Offset: off})
 }
 
 // close ends the innermost container at offset end.
@@ -89,7 +89,7 @@ func (t *tracer) summary(value string) { t.stack[len(t.stack)-1].Value = value }
 
 func (t *tracer) leaf(name, typ, value string, start, end int) {
 	parent := t.stack[len(t.stack)-1]
-	parent.Children = append(parent.Children, &Node{Name: name, Type: typ, Value: value, Offset: start, Size: end - start})
+	parent.Children = append(parent.Children, &LayoutNode{Name: name, Type: typ, Value: value, Offset: start, Size: end - start})
 }
 
 // fixed records a frame-head field of size bytes that the frame or

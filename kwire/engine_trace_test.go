@@ -143,7 +143,7 @@ func TestTraceAgreesWithRead(t *testing.T) {
 						name = fmt.Sprintf("%s v%d response #%d", api.Name, v, i)
 					}
 					frame := agreementFrame(t, r, api, v, response, i)
-					checkTraceAgrees(t, name, frame, func(frame []byte) (error, *kwire.Node, error) {
+					checkTraceAgrees(t, name, frame, func(frame []byte) (error, *kwire.LayoutNode, error) {
 						if response {
 							_, readErr := kwire.ReadResponse(frame, api.NewResponse(), v)
 							tree, traceErr := kwire.TraceResponse(frame, api.NewResponse(), v)
@@ -233,7 +233,7 @@ func TestTraceAgreesWithReadOnEveryWireType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkTraceAgrees(t, fmt.Sprintf("v%d #%d", v, i), frame, func(frame []byte) (error, *kwire.Node, error) {
+			checkTraceAgrees(t, fmt.Sprintf("v%d #%d", v, i), frame, func(frame []byte) (error, *kwire.LayoutNode, error) {
 				_, readErr := kwire.ReadResponse(frame, new(everyWireType), v)
 				tree, traceErr := kwire.TraceResponse(frame, new(everyWireType), v)
 				return readErr, tree, traceErr
@@ -274,7 +274,7 @@ func agreementFrame(t *testing.T, r *rand.Rand, api messages.API, v int16, respo
 
 // checkTraceAgrees runs TestTraceAgreesWithRead's checks on one frame;
 // read reads and traces a frame.
-func checkTraceAgrees(t *testing.T, name string, frame []byte, read func([]byte) (error, *kwire.Node, error)) {
+func checkTraceAgrees(t *testing.T, name string, frame []byte, read func([]byte) (error, *kwire.LayoutNode, error)) {
 	t.Helper()
 	readErr, tree, traceErr := read(frame)
 	if readErr != nil || traceErr != nil {
@@ -323,7 +323,7 @@ func checkTraceAgrees(t *testing.T, name string, frame []byte, read func([]byte)
 
 // tiles checks that each container's children cover it in order, with
 // no gap and no overlap.
-func tiles(n *kwire.Node) error {
+func tiles(n *kwire.LayoutNode) error {
 	if len(n.Children) == 0 {
 		return nil
 	}
@@ -348,7 +348,7 @@ func tiles(n *kwire.Node) error {
 // names joined by dots, element indexes in brackets; the parts of a
 // container (its length, presence marker, tagged-field section) are the
 // container's. nil when no body node holds the byte.
-func fieldAt(tree *kwire.Node, off int) (string, *kwire.Node) {
+func fieldAt(tree *kwire.LayoutNode, off int) (string, *kwire.LayoutNode) {
 	if len(tree.Children) != 3 {
 		return "", nil
 	}
@@ -358,7 +358,7 @@ func fieldAt(tree *kwire.Node, off int) (string, *kwire.Node) {
 	}
 	var path strings.Builder
 	for {
-		var next *kwire.Node
+		var next *kwire.LayoutNode
 		for _, c := range n.Children {
 			if c.Offset <= off && off < c.Offset+c.Size {
 				next = c

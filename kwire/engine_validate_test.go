@@ -186,7 +186,7 @@ type (
 )
 
 // TestValidateNamesEveryMistake runs Validate on one mistake per type and
-// checks its exact message, then that Describe, Marshal, Unmarshal and
+// checks its exact message, then that MessageInfoOf, Marshal, Unmarshal and
 // FillRandom report the same error at their first use of the type, whatever
 // the version asked for.
 func TestValidateNamesEveryMistake(t *testing.T) {
@@ -246,7 +246,7 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 			require.True(t, errors.As(err, &ke))
 			assert.ErrorIs(t, err, kwire.ErrInvalidSpec)
 
-			info, derr := kwire.Describe(c.msg)
+			info, derr := kwire.MessageInfoOf(c.msg)
 			assert.Equal(t, kwire.MessageInfo{}, info)
 			assert.EqualError(t, derr, c.want)
 			// Version 0 is valid for every type here (bar noVersions), and

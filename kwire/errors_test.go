@@ -81,7 +81,7 @@ func TestErrorsAreKwireErrors(t *testing.T) {
 		{"Validate", kwire.Validate(badTag{}), kwire.ErrInvalidSpec, false},
 		{"SchemaOf/version", two(kwire.SchemaOf(hb, 9)), kwire.ErrUnsupportedVersion, false},
 		{"SchemaOf/bad tag", two(kwire.SchemaOf(badTag{}, 0)), kwire.ErrInvalidSpec, false},
-		{"Describe", two(kwire.Describe(badTag{})), kwire.ErrInvalidSpec, false},
+		{"Describe", two(kwire.MessageInfoOf(badTag{})), kwire.ErrInvalidSpec, false},
 		{"FillMinimal", kwire.FillMinimal(42, 0), kwire.ErrNotAMessage, false},
 		{"FillRandom", kwire.FillRandom(rand.New(rand.NewSource(1)), hb, 9, kwire.RandomOptions{}), kwire.ErrUnsupportedVersion, false},
 		{"Walk", kwire.Walk(hb, 9, func(*kwire.Path, *kwire.Field, reflect.Value) error { return nil }), kwire.ErrUnsupportedVersion, false},

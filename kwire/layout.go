@@ -7,26 +7,26 @@ import (
 	"strings"
 )
 
-// Node is one piece of an encoded message as Layout shows it: where it
+// LayoutNode is one piece of an encoded message as Layout shows it: where it
 // sits in the bytes, how long it is, its wire type and its value.
-type Node struct {
+type LayoutNode struct {
 	Name     string
 	Type     string
 	Value    string // empty for containers
 	Offset   int
 	Size     int
-	Children []*Node
+	Children []*LayoutNode
 }
 
 // Format writes the tree as indented text, one node a line, with the
 // offset and size of each node.
-func (n *Node) Format() string {
+func (n *LayoutNode) Format() string {
 	var b strings.Builder
 	n.format(&b, "", "")
 	return b.String()
 }
 
-func (n *Node) format(b *strings.Builder, first, rest string) {
+func (n *LayoutNode) format(b *strings.Builder, first, rest string) {
 	b.WriteString(first)
 	b.WriteString(n.Name)
 	b.WriteString(" ")
@@ -47,7 +47,7 @@ func (n *Node) format(b *strings.Builder, first, rest string) {
 
 // LayoutRequest encodes msg as a request frame and returns the frame and
 // its tree: the frame's size prefix, the request header and the body.
-func LayoutRequest(msg any, version int16, correlationID int32, clientID *string) ([]byte, *Node, error) {
+func LayoutRequest(msg any, version int16, correlationID int32, clientID *string) ([]byte, *LayoutNode, error) {
 	frame, err := AppendRequest(nil, msg, version, correlationID, clientID)
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +57,7 @@ func LayoutRequest(msg any, version int16, correlationID int32, clientID *string
 }
 
 // LayoutResponse is LayoutRequest for a response frame.
-func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node, error) {
+func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *LayoutNode, error) {
 	frame, err := AppendResponse(nil, msg, version, correlationID)
 	if err != nil {
 		return nil, nil, err
@@ -73,7 +73,7 @@ func LayoutResponse(msg any, version int16, correlationID int32) ([]byte, *Node,
 // a frame traces if and only if ReadRequest reads it, and a frame it
 // refuses fails with the same error (sentinel, offset and field path),
 // naming where the trace stopped.
-func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*Node, error) {
+func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)) (*LayoutNode, error) {
 	rest, err := frameBody(frame)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 // TraceResponse returns the tree of a response frame of msg's type (a
 // pointer to the response struct) at version, reaching ReadResponse's
 // verdict as TraceRequest reaches ReadRequest's.
-func TraceResponse(frame []byte, msg any, version int16) (*Node, error) {
+func TraceResponse(frame []byte, msg any, version int16) (*LayoutNode, error) {
 	rest, pl, _, h, err := responseFrame(frame, msg, version, "layout", readValue)
 	if err != nil {
 		return nil, err

@@ -79,8 +79,8 @@ func ExampleTraceResponse() {
 	// +-- tagged_fields uvarint = 0 [0x0008, 1B]
 }
 
-func ExampleNode_Format() {
-	tree := &kwire.Node{Name: "Example", Type: "message v0", Size: 6, Children: []*kwire.Node{
+func ExampleLayoutNode_Format() {
+	tree := &kwire.LayoutNode{Name: "Example", Type: "message v0", Size: 6, Children: []*kwire.LayoutNode{
 		{Name: "A", Type: "int16", Value: "1", Size: 2},
 		{Name: "B", Type: "int32", Value: "2", Offset: 2, Size: 4},
 	}}

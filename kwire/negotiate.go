@@ -5,27 +5,27 @@ import (
 	"sort"
 )
 
-// APIVersions is one API's version range, as an ApiVersions response
+// APIVersionRange is one API's version range, as an ApiVersions response
 // lists it.
-type APIVersions struct {
+type APIVersionRange struct {
 	APIKey, MinVersion, MaxVersion int16
 }
 
 // IntersectVersions returns the APIs both lists name, each with the
 // versions both speak, sorted by key; an API whose ranges do not
 // overlap is left out, as a client would leave it.
-func IntersectVersions(theirs, ours []APIVersions) []APIVersions {
-	mine := make(map[int16]APIVersions, len(ours))
+func IntersectVersions(theirs, ours []APIVersionRange) []APIVersionRange {
+	mine := make(map[int16]APIVersionRange, len(ours))
 	for _, o := range ours {
 		mine[o.APIKey] = o
 	}
-	var out []APIVersions
+	var out []APIVersionRange
 	for _, t := range theirs {
 		o, ok := mine[t.APIKey]
 		if !ok {
 			continue
 		}
-		r := APIVersions{APIKey: t.APIKey, MinVersion: max(t.MinVersion, o.MinVersion), MaxVersion: min(t.MaxVersion, o.MaxVersion)}
+		r := APIVersionRange{APIKey: t.APIKey, MinVersion: max(t.MinVersion, o.MinVersion), MaxVersion: min(t.MaxVersion, o.MaxVersion)}
 		if r.MinVersion <= r.MaxVersion {
 			out = append(out, r)
 		}
@@ -36,7 +36,7 @@ func IntersectVersions(theirs, ours []APIVersions) []APIVersions {
 
 // HighestCommonVersion is the newest version of an API that both lists
 // allow, and false when they share none.
-func HighestCommonVersion(theirs, ours []APIVersions, apiKey int16) (int16, bool) {
+func HighestCommonVersion(theirs, ours []APIVersionRange, apiKey int16) (int16, bool) {
 	for _, r := range IntersectVersions(theirs, ours) {
 		if r.APIKey == apiKey {
 			return r.MaxVersion, true
@@ -54,7 +54,7 @@ const errUnsupportedVersion = 35
 // range, so the client retries with a version from it. The frame is
 // written by hand: v0 of ApiVersionsResponse is fixed by the protocol,
 // and a broker that cannot read the request may not have the struct.
-func AppendUnsupportedAPIVersions(dst []byte, correlationID int32, apiVersions APIVersions) []byte {
+func AppendUnsupportedAPIVersions(dst []byte, correlationID int32, apiVersions APIVersionRange) []byte {
 	const body = 4 + 2 + 4 + 6 // correlation id, error code, array length, one entry
 	b := binary.BigEndian.AppendUint32(dst, body)
 	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))

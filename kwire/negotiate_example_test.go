@@ -7,8 +7,8 @@ import (
 )
 
 var (
-	broker = []kwire.APIVersions{{APIKey: 3, MinVersion: 0, MaxVersion: 12}, {APIKey: 18, MinVersion: 0, MaxVersion: 3}}
-	client = []kwire.APIVersions{{APIKey: 3, MinVersion: 4, MaxVersion: 13}, {APIKey: 18, MinVersion: 0, MaxVersion: 4},
+	broker = []kwire.APIVersionRange{{APIKey: 3, MinVersion: 0, MaxVersion: 12}, {APIKey: 18, MinVersion: 0, MaxVersion: 3}}
+	client = []kwire.APIVersionRange{{APIKey: 3, MinVersion: 4, MaxVersion: 13}, {APIKey: 18, MinVersion: 0, MaxVersion: 4},
 		{APIKey: 68, MinVersion: 0, MaxVersion: 1}}
 )
 
@@ -30,7 +30,7 @@ func ExampleHighestCommonVersion() {
 // and UNSUPPORTED_VERSION (35), naming the versions it reads, so the
 // client retries with one of them.
 func ExampleAppendUnsupportedAPIVersions() {
-	frame := kwire.AppendUnsupportedAPIVersions(nil, 7, kwire.APIVersions{APIKey: 18, MaxVersion: 3})
+	frame := kwire.AppendUnsupportedAPIVersions(nil, 7, kwire.APIVersionRange{APIKey: 18, MaxVersion: 3})
 	fmt.Printf("% x\n", frame)
 	// Output:
 	// 00 00 00 10 00 00 00 07 00 23 00 00 00 01 00 12 00 00 00 03

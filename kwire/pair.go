@@ -7,12 +7,14 @@ import (
 	"time"
 )
 
-// InFlight is a request waiting for its response: what a response frame
-// cannot say about itself (its API and version), and when it was sent.
-type InFlight struct {
+// SentRequest is a request waiting for its response: what a response frame
+// cannot say about itself (its API and version), when it was sent, and
+// what the caller kept with it (RequestWith).
+type SentRequest struct {
 	APIKey, APIVersion int16
 	CorrelationID      int32
 	Sent               time.Time
+	Data               any
 }
 
 // Tracker pairs responses with the requests of one connection, which is
@@ -27,7 +29,7 @@ type Tracker struct {
 	newResponse func(apiKey, version int16) (any, error)
 
 	mu      sync.Mutex
-	pending []InFlight // in the order sent
+	pending []SentRequest // in the order sent
 }
 
 // NewTracker holds up to limit requests in flight. newResponse returns a
@@ -42,6 +44,13 @@ func NewTracker(limit int, newResponse func(apiKey, version int16) (any, error))
 // Produce. With the tracker full it records nothing and returns
 // ErrTooManyInFlight.
 func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
+	return t.RequestWith(frame, nil)
+}
+
+// RequestWith is Request keeping data with the request, for Response to
+// hand back beside it: what a proxy or client wants at the answer (the
+// decoded request, its deadline, a span) without a map of its own.
+func (t *Tracker) RequestWith(frame []byte, data any) (expectResponse bool, err error) {
 	key, version, corr, err := PeekRequest(frame)
 	if err != nil {
 		return false, err
@@ -61,7 +70,7 @@ func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
 		return false, &Error{Op: "frame", Type: "RequestHeader", Offset: -1, Err: ErrTooManyInFlight,
 			Detail: fmt.Sprintf("%d in flight; correlation id %d not recorded", len(t.pending), corr)}
 	}
-	t.pending = append(t.pending, InFlight{APIKey: key, APIVersion: version, CorrelationID: corr, Sent: time.Now()})
+	t.pending = append(t.pending, SentRequest{APIKey: key, APIVersion: version, CorrelationID: corr, Sent: time.Now(), Data: data})
 	return true, nil
 }
 
@@ -69,10 +78,10 @@ func (t *Tracker) Request(frame []byte) (expectResponse bool, err error) {
 // 8 bytes) answers. A response to an older request than the oldest in
 // flight is still returned, with ErrOutOfOrder; the requests sent before
 // it stay in flight.
-func (t *Tracker) Response(frame []byte) (InFlight, error) {
+func (t *Tracker) Response(frame []byte) (SentRequest, error) {
 	corr, err := PeekResponse(frame)
 	if err != nil {
-		return InFlight{}, err
+		return SentRequest{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -87,14 +96,14 @@ func (t *Tracker) Response(frame []byte) (InFlight, error) {
 		}
 		return p, nil
 	}
-	return InFlight{}, &Error{Op: "frame", Type: "ResponseHeader", Offset: 4, Err: ErrUnknownCorrelation,
+	return SentRequest{}, &Error{Op: "frame", Type: "ResponseHeader", Offset: 4, Err: ErrUnknownCorrelation,
 		Detail: fmt.Sprintf("correlation id %d", corr)}
 }
 
 // ReadResponse pairs a whole response frame with its request and decodes
 // it. When the response is out of order it is decoded all the same and
 // the error wraps ErrOutOfOrder (and the decode error, if any).
-func (t *Tracker) ReadResponse(frame []byte) (InFlight, ResponseHeader, any, error) {
+func (t *Tracker) ReadResponse(frame []byte) (SentRequest, ResponseHeader, any, error) {
 	req, pairErr := t.Response(frame)
 	if pairErr != nil && !errors.Is(pairErr, ErrOutOfOrder) {
 		return req, ResponseHeader{}, nil, pairErr

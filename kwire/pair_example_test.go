@@ -42,3 +42,23 @@ func ExampleTracker_Response() {
 	// 2 true 1
 	// true
 }
+
+// What a caller keeps with a request comes back with its response, in
+// the order the connection's requests were sent.
+func ExampleTracker_RequestWith() {
+	tracker := kwire.NewTracker(16, func(key, version int16) (any, error) { return new(Heartbeat), nil })
+	for corr, note := range []string{"first", "second"} {
+		req, _ := kwire.AppendRequest(nil, &Heartbeat{GroupID: "g"}, 1, int32(corr), nil)
+		if _, err := tracker.RequestWith(req, note); err != nil {
+			panic(err)
+		}
+	}
+	for corr := range int32(2) {
+		resp, _ := kwire.AppendResponse(nil, &Heartbeat{}, 1, corr)
+		sent, err := tracker.Response(resp)
+		fmt.Println(sent.CorrelationID, sent.Data, err)
+	}
+	// Output:
+	// 0 first <nil>
+	// 1 second <nil>
+}

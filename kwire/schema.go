@@ -41,12 +41,12 @@ type Field struct {
 }
 
 // TypeName spells the field's Go type without its package, as the layout
-// trees (Node.Type) name structs and arrays of them: []T, *T, T.
+// trees (LayoutNode.Type) name structs and arrays of them: []T, *T, T.
 func (f *Field) TypeName() string { return goTypeName(f.Type) }
 
 // SchemaOf returns the schema of msg's type (a struct, a pointer to one,
 // or a reflect.Type of either) at version. The version must be one the
-// message declares (Describe says which); its flexible versions decide
+// message declares (MessageInfoOf says which); its flexible versions decide
 // compactness and tags. Schemas are cached: callers must not modify them.
 func SchemaOf(msg any, version int16) (*Schema, error) {
 	t, _, err := messageOf(msg, "schema", typeOnly)
@@ -67,12 +67,12 @@ type MessageInfo struct {
 	Flexible VersionRange
 }
 
-// Describe returns the message facts of msg's type (a struct, a pointer to
+// MessageInfoOf returns the message facts of msg's type (a struct, a pointer to
 // one, or a reflect.Type of either), or an error if its tags are invalid
 // at any version it declares (see Validate). It answers what holds at
 // every version (the API, which versions exist); SchemaOf answers what
 // one version holds.
-func Describe(msg any) (MessageInfo, error) {
+func MessageInfoOf(msg any) (MessageInfo, error) {
 	t, _, err := messageOf(msg, "plan", typeOnly)
 	if err != nil {
 		return MessageInfo{}, err

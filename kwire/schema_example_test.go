@@ -24,10 +24,10 @@ func ExampleSchemaOf() {
 	// Rack string false true 0
 }
 
-// Describe reads a message's `_ struct{}` tag: its API key, versions
+// MessageInfoOf reads a message's `_ struct{}` tag: its API key, versions
 // and flexible versions.
-func ExampleDescribe() {
-	info, err := kwire.Describe((*Heartbeat)(nil))
+func ExampleMessageInfoOf() {
+	info, err := kwire.MessageInfoOf((*Heartbeat)(nil))
 	fmt.Println(info.APIKey, info.Versions, info.Flexible, err)
 	// Output:
 	// 68 0-1 0+ <nil>

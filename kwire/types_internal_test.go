@@ -2,7 +2,7 @@ package kwire
 
 import "testing"
 
-// TestValueTypes checks the protocol's value types and the Node tree's
+// TestValueTypes checks the protocol's value types and the LayoutNode tree's
 // format.
 func TestValueTypes(t *testing.T) {
 	if !NoVersions.Empty() || NoVersions.String() != "none" || AllVersions.String() != "0+" || !AllVersions.Contains(0x7fff) {
@@ -20,7 +20,7 @@ func TestValueTypes(t *testing.T) {
 	if err != nil || r != (VersionRange{3, 5}) || r.String() != "3-5" || !r.Contains(4) || r.Contains(6) || r.Empty() || !NoVersions.Empty() {
 		t.Errorf("ParseVersionRange(3-5) = %v, %v", r, err)
 	}
-	tree := &Node{Name: "root", Type: "struct", Size: 2, Children: []*Node{{Name: "A", Type: "int8", Value: "1", Size: 1}, {Name: "B", Type: "int8", Value: "2", Offset: 1, Size: 1}}}
+	tree := &LayoutNode{Name: "root", Type: "struct", Size: 2, Children: []*LayoutNode{{Name: "A", Type: "int8", Value: "1", Size: 1}, {Name: "B", Type: "int8", Value: "2", Offset: 1, Size: 1}}}
 	const want = "root struct [0x0000, 2B]\n+-- A int8 = 1 [0x0000, 1B]\n+-- B int8 = 2 [0x0001, 1B]\n"
 	if got := tree.Format(); got != want {
 		t.Errorf("Format:\n%s\nwant\n%s", got, want)

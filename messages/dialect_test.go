@@ -107,13 +107,13 @@ func TestDialectReplacesOnlyWhenAsked(t *testing.T) {
 	if got := reflect.ValueOf(body).Elem().FieldByName("ObjectKey").String(); got != "wal/0001" {
 		t.Fatalf("ObjectKey %q", got)
 	}
-	var at93 []kwire.APIVersions
+	var at93 []kwire.APIVersionRange
 	for _, v := range c.Versions(false) {
 		if v.APIKey == 93 || v.APIKey == 99 || v.APIKey == 513 || v.APIKey == 10000 {
 			at93 = append(at93, v)
 		}
 	}
-	if want := []kwire.APIVersions{{APIKey: 93}, {APIKey: 99}, {APIKey: 513}, {APIKey: 10000, MaxVersion: 1}}; !slices.Equal(at93, want) {
+	if want := []kwire.APIVersionRange{{APIKey: 93}, {APIKey: 99}, {APIKey: 513}, {APIKey: 10000, MaxVersion: 1}}; !slices.Equal(at93, want) {
 		t.Fatalf("the dialect's versions of the vendor keys: %v, want %v", at93, want)
 	}
 }

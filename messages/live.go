@@ -45,29 +45,29 @@ func (r *Registry) lookupErr(key int16) (API, error) {
 
 // Versions is what the Default registry speaks: every API's MinVersion
 // to MaxStable, or to MaxVersion with unstable versions asked for.
-func Versions(unstable bool) []kwire.APIVersions { return Default.Versions(unstable) }
+func Versions(unstable bool) []kwire.APIVersionRange { return Default.Versions(unstable) }
 
 // Versions is what the registry speaks: every API's MinVersion to
 // MaxStable, or to MaxVersion with unstable versions asked for.
-func (r *Registry) Versions(unstable bool) []kwire.APIVersions {
-	var out []kwire.APIVersions
+func (r *Registry) Versions(unstable bool) []kwire.APIVersionRange {
+	var out []kwire.APIVersionRange
 	for _, a := range r.APIs() {
 		hi := a.MaxStable()
 		if unstable {
 			hi = a.MaxVersion
 		}
 		if a.MinVersion <= hi {
-			out = append(out, kwire.APIVersions{APIKey: a.Key, MinVersion: a.MinVersion, MaxVersion: hi})
+			out = append(out, kwire.APIVersionRange{APIKey: a.Key, MinVersion: a.MinVersion, MaxVersion: hi})
 		}
 	}
 	return out
 }
 
 // Versions lists the response's API ranges.
-func (r *ApiVersionsResponse) Versions() []kwire.APIVersions {
-	out := make([]kwire.APIVersions, len(r.ApiKeys))
+func (r *ApiVersionsResponse) Versions() []kwire.APIVersionRange {
+	out := make([]kwire.APIVersionRange, len(r.ApiKeys))
 	for i, k := range r.ApiKeys {
-		out[i] = kwire.APIVersions{APIKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion}
+		out[i] = kwire.APIVersionRange{APIKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion}
 	}
 	return out
 }
@@ -144,11 +144,11 @@ func (r *ApiVersionsResponse) ClampFeatures(ours []FeatureRange) bool {
 // if nil), dropping APIs ours lacks, so a client that reads it never sends
 // a version ours cannot read. Entries keep their unknown tagged fields.
 // It reports whether anything changed.
-func (r *ApiVersionsResponse) Clamp(ours []kwire.APIVersions) bool {
+func (r *ApiVersionsResponse) Clamp(ours []kwire.APIVersionRange) bool {
 	if ours == nil {
 		ours = Versions(false)
 	}
-	common := map[int16]kwire.APIVersions{}
+	common := map[int16]kwire.APIVersionRange{}
 	for _, c := range kwire.IntersectVersions(r.Versions(), ours) {
 		common[c.APIKey] = c
 	}

@@ -79,7 +79,7 @@ func TestTrackerPairs(t *testing.T) {
 	md.Brokers = []messages.MetadataResponseBroker{{NodeID: 1, Host: "h", Port: 9092}}
 	req, h, body, err := tr.ReadResponse(responseFrame(t, md, 12, 10))
 	require.NoError(t, err)
-	assert.Equal(t, kwire.InFlight{APIKey: 3, APIVersion: 12, CorrelationID: 10, Sent: req.Sent}, req)
+	assert.Equal(t, kwire.SentRequest{APIKey: 3, APIVersion: 12, CorrelationID: 10, Sent: req.Sent}, req)
 	assert.EqualValues(t, 10, h.CorrelationID)
 	assert.Equal(t, md.Brokers, body.(*messages.MetadataResponse).Brokers)
 
@@ -125,9 +125,9 @@ func TestResponseHeaderTagsRoundTrip(t *testing.T) {
 }
 
 func TestNegotiation(t *testing.T) {
-	theirs := []kwire.APIVersions{{APIKey: 3, MinVersion: 0, MaxVersion: 20}, {APIKey: 0, MinVersion: 3, MaxVersion: 5}, {APIKey: 9999, MinVersion: 0, MaxVersion: 1}, {APIKey: 1, MinVersion: 14, MaxVersion: 20}}
-	ours := []kwire.APIVersions{{APIKey: 0, MinVersion: 0, MaxVersion: 12}, {APIKey: 1, MinVersion: 4, MaxVersion: 13}, {APIKey: 3, MinVersion: 0, MaxVersion: 13}}
-	assert.Equal(t, []kwire.APIVersions{{APIKey: 0, MinVersion: 3, MaxVersion: 5}, {APIKey: 3, MinVersion: 0, MaxVersion: 13}},
+	theirs := []kwire.APIVersionRange{{APIKey: 3, MinVersion: 0, MaxVersion: 20}, {APIKey: 0, MinVersion: 3, MaxVersion: 5}, {APIKey: 9999, MinVersion: 0, MaxVersion: 1}, {APIKey: 1, MinVersion: 14, MaxVersion: 20}}
+	ours := []kwire.APIVersionRange{{APIKey: 0, MinVersion: 0, MaxVersion: 12}, {APIKey: 1, MinVersion: 4, MaxVersion: 13}, {APIKey: 3, MinVersion: 0, MaxVersion: 13}}
+	assert.Equal(t, []kwire.APIVersionRange{{APIKey: 0, MinVersion: 3, MaxVersion: 5}, {APIKey: 3, MinVersion: 0, MaxVersion: 13}},
 		kwire.IntersectVersions(theirs, ours))
 	v, ok := kwire.HighestCommonVersion(theirs, ours, 3)
 	assert.True(t, ok)
@@ -140,13 +140,13 @@ func TestNegotiation(t *testing.T) {
 		if !a.LatestVersionUnstable {
 			continue
 		}
-		stable, ok := kwire.HighestCommonVersion([]kwire.APIVersions{{APIKey: a.Key, MaxVersion: 99}}, messages.Versions(false), a.Key)
+		stable, ok := kwire.HighestCommonVersion([]kwire.APIVersionRange{{APIKey: a.Key, MaxVersion: 99}}, messages.Versions(false), a.Key)
 		if a.MaxVersion > a.MinVersion {
 			assert.Equal(t, a.MaxVersion-1, stable, a.Name)
 		} else {
 			assert.False(t, ok, "%s has no stable version: not offered", a.Name)
 		}
-		all, _ := kwire.HighestCommonVersion([]kwire.APIVersions{{APIKey: a.Key, MaxVersion: 99}}, messages.Versions(true), a.Key)
+		all, _ := kwire.HighestCommonVersion([]kwire.APIVersionRange{{APIKey: a.Key, MaxVersion: 99}}, messages.Versions(true), a.Key)
 		assert.Equal(t, a.MaxVersion, all, a.Name)
 	}
 
@@ -168,7 +168,7 @@ func TestNegotiation(t *testing.T) {
 // TestUnsupportedAPIVersions: the hand-written canned answer is the
 // frame the generated struct makes, and says what Kafka's does.
 func TestUnsupportedAPIVersions(t *testing.T) {
-	av := kwire.APIVersions{APIKey: 18, MinVersion: 0, MaxVersion: 4}
+	av := kwire.APIVersionRange{APIKey: 18, MinVersion: 0, MaxVersion: 4}
 	frame := kwire.AppendUnsupportedAPIVersions([]byte{0xee}, 77, av)[1:]
 	want := messages.NewApiVersionsResponse()
 	want.ErrorCode = 35

@@ -15,7 +15,7 @@ func ReadResponse(frame []byte, key, version int16) (kwire.ResponseHeader, any, 
 
 // TraceRequest returns the layout tree of a request frame of any API in
 // the Default registry.
-func TraceRequest(frame []byte) (*kwire.Node, error) { return Default.TraceRequest(frame) }
+func TraceRequest(frame []byte) (*kwire.LayoutNode, error) { return Default.TraceRequest(frame) }
 
 // ReadRequest reads a whole request frame (size prefix included) and
 // decodes its body into the request struct of the API the header names.
@@ -26,7 +26,7 @@ func (r *Registry) ReadRequest(frame []byte) (kwire.RequestHeader, any, error) {
 
 // TraceRequest returns the layout tree of a request frame (see
 // kwire.TraceRequest) of any API in the registry.
-func (r *Registry) TraceRequest(frame []byte) (*kwire.Node, error) {
+func (r *Registry) TraceRequest(frame []byte) (*kwire.LayoutNode, error) {
 	return kwire.TraceRequest(frame, r.RequestFor)
 }
 

@@ -193,7 +193,7 @@ func checkAPI(api API) error {
 		if v := reflect.ValueOf(msg); v.Kind() != reflect.Pointer || v.IsNil() {
 			return fmt.Errorf("%T: the constructors must return non-nil pointers to structs", msg)
 		}
-		info, err := kwire.Describe(msg)
+		info, err := kwire.MessageInfoOf(msg)
 		if err != nil {
 			return err
 		}
@@ -220,11 +220,11 @@ func NewAPI(name string, newRequest, newResponse func() any) (API, error) {
 	if newRequest == nil || newResponse == nil {
 		return api, fmt.Errorf("messages: NewAPI %s: nil constructor", name)
 	}
-	req, err := kwire.Describe(newRequest())
+	req, err := kwire.MessageInfoOf(newRequest())
 	if err != nil {
 		return api, err
 	}
-	resp, err := kwire.Describe(newResponse())
+	resp, err := kwire.MessageInfoOf(newResponse())
 	if err != nil {
 		return api, err
 	}

@@ -129,7 +129,7 @@ func TestEveryVersionRoundTrips(t *testing.T) {
 			name string
 			new  func() any
 		}{{"request", a.NewRequest}, {"response", a.NewResponse}} {
-			info, err := kwire.Describe(side.new())
+			info, err := kwire.MessageInfoOf(side.new())
 			if err != nil {
 				t.Errorf("%s %s: %v", a.Name, side.name, err)
 				continue
@@ -170,7 +170,7 @@ func TestNonAPITypes(t *testing.T) {
 		new(DefaultPrincipalData), new(LeaderChangeMessage),
 		new(KRaftVersionRecord), new(SnapshotHeaderRecord), new(SnapshotFooterRecord), new(VotersRecord),
 	} {
-		info, err := kwire.Describe(v)
+		info, err := kwire.MessageInfoOf(v)
 		if err != nil {
 			t.Errorf("%T: %v", v, err)
 			continue

@@ -65,7 +65,7 @@ type Config struct {
 	// responses are clamped to them. Default: Registry.Versions(false),
 	// what kwire reads (true with Unstable). A range narrower than kwire's
 	// (a Kafka release's table, say) makes clients speak that release.
-	Versions []kwire.APIVersions
+	Versions []kwire.APIVersionRange
 	// Features are the KIP-584 feature ranges offered to clients, by
 	// name: ApiVersions responses offer the levels both these and the
 	// cluster have, as they do Versions (see

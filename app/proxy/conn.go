@@ -393,7 +393,7 @@ func (c *conn) request(frame []byte) bool {
 		// retries with a version kwire reads.
 		e.Note = "answered by the proxy: UNSUPPORTED_VERSION"
 		c.log(e)
-		ours := kwire.APIVersions{APIKey: keyApiVersions, MinVersion: av.MinVersion, MaxVersion: av.MaxVersion}
+		ours := kwire.APIVersionRange{APIKey: keyApiVersions, MinVersion: av.MinVersion, MaxVersion: av.MaxVersion}
 		return c.answer(&pending{key: key, version: version, corr: corr, sent: now,
 			answer: kwire.AppendUnsupportedAPIVersions(nil, corr, ours)}) == nil
 	}
@@ -704,7 +704,7 @@ func (c *conn) clamp(av *messages.ApiVersionsResponse) bool {
 	if !cfg.StripUnknown {
 		for _, k := range av.ApiKeys {
 			if _, known := cfg.Registry.Lookup(k.ApiKey); !known {
-				ours = append(ours[:len(ours):len(ours)], kwire.APIVersions{APIKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
+				ours = append(ours[:len(ours):len(ours)], kwire.APIVersionRange{APIKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 			}
 		}
 	}

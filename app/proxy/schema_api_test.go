@@ -119,7 +119,7 @@ func TestProxyDialect(t *testing.T) {
 	got := &messages.ApiVersionsResponse{}
 	_, err = kwire.ReadResponse(readFrame(t, c), got, 3)
 	require.NoError(t, err)
-	assert.Equal(t, []kwire.APIVersions{{APIKey: 3, MaxVersion: 12}, {APIKey: 93}, {APIKey: 99}, {APIKey: 513}, {APIKey: 10000, MaxVersion: 1}}, got.Versions(),
+	assert.Equal(t, []kwire.APIVersionRange{{APIKey: 3, MaxVersion: 12}, {APIKey: 93}, {APIKey: 99}, {APIKey: 513}, {APIKey: 10000, MaxVersion: 1}}, got.Versions(),
 		"clamped to what the dialect reads: DisklessCommit v0, ListClusterLinks v0-1")
 
 	commit, _ := reg.Lookup(93)

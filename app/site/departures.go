@@ -14,7 +14,7 @@ func departures(p *Page) []string {
 	if p.API.Key != ref.Key || p.Version != ref.Version {
 		return nil
 	}
-	marker := findNode(p.Response.Tree, func(n *kwire.Node) bool { return n.Name == "present" })
+	marker := findNode(p.Response.Tree, func(n *kwire.LayoutNode) bool { return n.Name == "present" })
 	if marker == nil || len(p.Response.Frame) == ref.Response {
 		return nil
 	}
@@ -25,7 +25,7 @@ func departures(p *Page) []string {
 		p.Response.Frame[marker.Offset], marker.Offset)}
 }
 
-func findNode(n *kwire.Node, match func(*kwire.Node) bool) *kwire.Node {
+func findNode(n *kwire.LayoutNode, match func(*kwire.LayoutNode) bool) *kwire.LayoutNode {
 	if match(n) {
 		return n
 	}
@@ -37,8 +37,8 @@ func findNode(n *kwire.Node, match func(*kwire.Node) bool) *kwire.Node {
 	return nil
 }
 
-func parentName(root, child *kwire.Node) string {
-	p := findNode(root, func(n *kwire.Node) bool {
+func parentName(root, child *kwire.LayoutNode) string {
+	p := findNode(root, func(n *kwire.LayoutNode) bool {
 		for _, c := range n.Children {
 			if c == child {
 				return true

@@ -161,16 +161,16 @@ func sideViewOf(s *Side, prefix, id, heading string, version int16, schema *sche
 }
 
 type flatNode struct {
-	n     *kwire.Node
+	n     *kwire.LayoutNode
 	depth int
 	path  string // lower-case field path in the body, for schema lookups; "" outside it
 }
 
-// flatten lists the tree in pre-order, the order Node.Format prints.
-func flatten(root *kwire.Node) []flatNode {
+// flatten lists the tree in pre-order, the order LayoutNode.Format prints.
+func flatten(root *kwire.LayoutNode) []flatNode {
 	var out []flatNode
-	var walk func(n *kwire.Node, depth int, path string, inBody bool)
-	walk = func(n *kwire.Node, depth int, path string, inBody bool) {
+	var walk func(n *kwire.LayoutNode, depth int, path string, inBody bool)
+	walk = func(n *kwire.LayoutNode, depth int, path string, inBody bool) {
 		out = append(out, flatNode{n, depth, path})
 		for _, c := range n.Children {
 			cp := ""

@@ -45,7 +45,7 @@ type Side struct {
 	Message       string // Go type name, e.g. ConsumerGroupHeartbeatRequest
 	HeaderVersion int16
 	Frame         []byte
-	Tree          *kwire.Node
+	Tree          *kwire.LayoutNode
 	Cats          []Category    // one per byte of Frame
 	Schema        *kwire.Schema // the body at the page's version, as kwire's plan encodes it
 	Versions      kwire.VersionRange
@@ -101,7 +101,7 @@ func BuildSide(msg any, version int16, response bool) (*Side, error) {
 }
 
 func buildSide(msg any, version int16, response bool) (*Side, error) {
-	info, err := kwire.Describe(msg)
+	info, err := kwire.MessageInfoOf(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -136,14 +136,14 @@ func buildSide(msg any, version int16, response bool) (*Side, error) {
 // The root's children are the frame prefix, the header and the body, in
 // that order (kwire's layout tree); tagged-field sections and the nodes
 // openRecords adds carry their own category.
-func categorize(root *kwire.Node, n int, response bool) []Category {
+func categorize(root *kwire.LayoutNode, n int, response bool) []Category {
 	cats := make([]Category, n)
 	body := CatRequestBody
 	if response {
 		body = CatResponseBody
 	}
-	var paint func(nd *kwire.Node, c Category)
-	paint = func(nd *kwire.Node, c Category) {
+	var paint func(nd *kwire.LayoutNode, c Category)
+	paint = func(nd *kwire.LayoutNode, c Category) {
 		c = nodeCategory(nd, c)
 		for i := nd.Offset; i < nd.Offset+nd.Size && i < n; i++ {
 			cats[i] = c
@@ -166,7 +166,7 @@ func categorize(root *kwire.Node, n int, response bool) []Category {
 }
 
 // nodeCategory is the category of a node whose parent has category c.
-func nodeCategory(nd *kwire.Node, c Category) Category {
+func nodeCategory(nd *kwire.LayoutNode, c Category) Category {
 	switch {
 	case nd.Name == "tagged_fields":
 		return CatTagged

@@ -33,7 +33,7 @@ var batchHeader = []struct {
 // openRecords gives every records leaf of kwire's layout tree children:
 // its length prefix, then each batch with its header fields and records,
 // so that the page can colour RecordBatch and Record bytes.
-func openRecords(n *kwire.Node, frame []byte) error {
+func openRecords(n *kwire.LayoutNode, frame []byte) error {
 	if n.Type == "records" && len(n.Children) == 0 {
 		return openRecordsField(n, frame[n.Offset:n.Offset+n.Size])
 	}
@@ -49,7 +49,7 @@ func openRecords(n *kwire.Node, frame []byte) error {
 // The tracer has checked the prefix; which of the two encodings it is
 // follows from the field's size: a compact prefix holds size-len(prefix)+1,
 // an int32 one size-4.
-func openRecordsField(n *kwire.Node, b []byte) error {
+func openRecordsField(n *kwire.LayoutNode, b []byte) error {
 	prefix, lenType, lenValue := 0, "", ""
 	if u, k := binary.Uvarint(b); k > 0 && int(u) == len(b)-k+1 {
 		prefix, lenType, lenValue = k, "uvarint", fmt.Sprintf("%d (compact, n+1)", u)
@@ -58,7 +58,7 @@ func openRecordsField(n *kwire.Node, b []byte) error {
 	} else {
 		return nil // null, or a prefix this view cannot place: leave the leaf whole
 	}
-	n.Children = append(n.Children, &kwire.Node{Name: "length", Type: lenType, Value: lenValue, Offset: n.Offset, Size: prefix})
+	n.Children = append(n.Children, &kwire.LayoutNode{Name: "length", Type: lenType, Value: lenValue, Offset: n.Offset, Size: prefix})
 	base := n.Offset + prefix
 	set := b[prefix:]
 	r := record.NewReader(set)
@@ -71,14 +71,14 @@ func openRecordsField(n *kwire.Node, b []byte) error {
 		n.Children = append(n.Children, batchNode(i, batch, base+start))
 	}
 	if end := base + r.Offset(); end < n.Offset+n.Size {
-		n.Children = append(n.Children, &kwire.Node{Name: "rest", Type: typeRecordBatch,
+		n.Children = append(n.Children, &kwire.LayoutNode{Name: "rest", Type: typeRecordBatch,
 			Value: "bytes that do not read as a batch", Offset: end, Size: n.Offset + n.Size - end})
 	}
 	return nil
 }
 
-func batchNode(i int, b *record.Batch, off int) *kwire.Node {
-	n := &kwire.Node{Name: fmt.Sprintf("RecordBatch[%d]", i), Type: typeRecordBatch, Offset: off, Size: len(b.Raw)}
+func batchNode(i int, b *record.Batch, off int) *kwire.LayoutNode {
+	n := &kwire.LayoutNode{Name: fmt.Sprintf("RecordBatch[%d]", i), Type: typeRecordBatch, Offset: off, Size: len(b.Raw)}
 	if b.Magic != 2 {
 		n.Value = fmt.Sprintf("legacy message, magic %d", b.Magic)
 		return n
@@ -87,12 +87,12 @@ func batchNode(i int, b *record.Batch, off int) *kwire.Node {
 	pos := 0
 	for _, f := range batchHeader {
 		raw := b.Raw[pos : pos+f.size]
-		n.Children = append(n.Children, &kwire.Node{Name: f.name, Type: f.typ, Value: fixedValue(f.typ, raw), Offset: off + pos, Size: f.size})
+		n.Children = append(n.Children, &kwire.LayoutNode{Name: f.name, Type: f.typ, Value: fixedValue(f.typ, raw), Offset: off + pos, Size: f.size})
 		pos += f.size
 	}
 	if b.Attributes.Codec() != record.CodecNone {
 		if pos < len(b.Raw) {
-			n.Children = append(n.Children, &kwire.Node{Name: "records", Type: typeRecord,
+			n.Children = append(n.Children, &kwire.LayoutNode{Name: "records", Type: typeRecord,
 				Value: fmt.Sprintf("%d records, %s-compressed", b.NumRecords, b.Attributes.Codec()), Offset: off + pos, Size: len(b.Raw) - pos})
 		}
 		return n
@@ -101,14 +101,14 @@ func batchNode(i int, b *record.Batch, off int) *kwire.Node {
 		length, k := binary.Varint(b.Raw[pos:])
 		end := pos + k + int(length)
 		if k <= 0 || length < 0 || end > len(b.Raw) {
-			n.Children = append(n.Children, &kwire.Node{Name: "rest", Type: typeRecord, Value: "bytes that do not read as a record",
+			n.Children = append(n.Children, &kwire.LayoutNode{Name: "rest", Type: typeRecord, Value: "bytes that do not read as a record",
 				Offset: off + pos, Size: len(b.Raw) - pos})
 			break
 		}
-		rec := &kwire.Node{Name: fmt.Sprintf("Record[%d]", j), Type: typeRecord, Value: fmt.Sprintf("%d bytes", length), Offset: off + pos, Size: end - pos}
-		rec.Children = append(rec.Children, &kwire.Node{Name: "length", Type: "varint", Value: strconv.FormatInt(length, 10), Offset: off + pos, Size: k})
+		rec := &kwire.LayoutNode{Name: fmt.Sprintf("Record[%d]", j), Type: typeRecord, Value: fmt.Sprintf("%d bytes", length), Offset: off + pos, Size: end - pos}
+		rec.Children = append(rec.Children, &kwire.LayoutNode{Name: "length", Type: "varint", Value: strconv.FormatInt(length, 10), Offset: off + pos, Size: k})
 		if pos+k < end {
-			rec.Children = append(rec.Children, &kwire.Node{Name: "body", Type: "bytes", Value: "attributes, deltas, key, value, headers",
+			rec.Children = append(rec.Children, &kwire.LayoutNode{Name: "body", Type: "bytes", Value: "attributes, deltas, key, value, headers",
 				Offset: off + pos + k, Size: end - pos - k})
 		}
 		n.Children = append(n.Children, rec)

@@ -27,7 +27,7 @@ func TestRecordsAreOpenedAndColoured(t *testing.T) {
 		require.NoError(t, openRecords(tree, frame))
 		cats := categorize(tree, len(frame), false)
 
-		field := findNode(tree, func(n *kwire.Node) bool { return n.Type == "records" })
+		field := findNode(tree, func(n *kwire.LayoutNode) bool { return n.Type == "records" })
 		require.NotNil(t, field)
 		require.Len(t, field.Children, 3, "v%d: the length and two batches", version)
 		length, b0, b1 := field.Children[0], field.Children[1], field.Children[2]
@@ -52,7 +52,7 @@ func TestRecordsAreOpenedAndColoured(t *testing.T) {
 		for i := recs[0].Offset; i < b0.Offset+b0.Size; i++ {
 			assert.Equal(t, CatRecord, cats[i], "v%d: record byte %d", version, i)
 		}
-		assert.Equal(t, "2", findNode(b0, func(n *kwire.Node) bool { return n.Name == "recordCount" }).Value)
+		assert.Equal(t, "2", findNode(b0, func(n *kwire.LayoutNode) bool { return n.Name == "recordCount" }).Value)
 	}
 }
 
@@ -64,7 +64,7 @@ func TestNullRecordsStayWhole(t *testing.T) {
 		frame, tree, err := kwire.LayoutRequest(msg, version, 0, nil)
 		require.NoError(t, err)
 		require.NoError(t, openRecords(tree, frame))
-		field := findNode(tree, func(n *kwire.Node) bool { return n.Type == "records" })
+		field := findNode(tree, func(n *kwire.LayoutNode) bool { return n.Type == "records" })
 		require.NotNil(t, field)
 		assert.Empty(t, field.Children, "v%d", version)
 	}

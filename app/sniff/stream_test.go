@@ -196,7 +196,7 @@ func TestTooNewAPIVersions(t *testing.T) {
 	req = append(req, 0)                                     // header tags
 	req = append(req, 4, 'k', 'g', 'o', 4, '1', '.', '0', 0) // software name, version, tags
 	req = append(binary.BigEndian.AppendUint32(nil, uint32(len(req))), req...)
-	resp := kwire.AppendUnsupportedAPIVersions(nil, 1, kwire.APIVersions{APIKey: 18, MinVersion: 0, MaxVersion: api.MaxVersion})
+	resp := kwire.AppendUnsupportedAPIVersions(nil, 1, kwire.APIVersionRange{APIKey: 18, MinVersion: 0, MaxVersion: api.MaxVersion})
 	retry, err := kwire.AppendRequest(nil, &messages.ApiVersionsRequest{ClientSoftwareName: "kgo", ClientSoftwareVersion: "1.0"}, 3, 2, &clientID)
 	require.NoError(t, err)
 	answer := &messages.ApiVersionsResponse{}

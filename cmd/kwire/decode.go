@@ -69,7 +69,7 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 		}
 		return decodeJSON(reg, frame, *response, *key, *version, opts, *showSecrets, out)
 	}
-	var tree *kwire.Node
+	var tree *kwire.LayoutNode
 	var readBody func() (any, error)
 	if *response {
 		api, aerr := responseAPI(reg, *key)
@@ -190,7 +190,7 @@ func writeDecoded(out io.Writer, e trafficlog.Event, showSecrets bool, opts []pr
 // nameRunTimeMessage names the message and body nodes of tree after the
 // API when its struct has no name of its own (built at run time from
 // -schemas), where the tree would name them "".
-func nameRunTimeMessage(tree *kwire.Node, name string) {
+func nameRunTimeMessage(tree *kwire.LayoutNode, name string) {
 	if tree == nil || tree.Name != "" {
 		return
 	}

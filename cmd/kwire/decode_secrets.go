@@ -16,7 +16,7 @@ type byteSpan struct{ start, end int }
 // their bytes are in the frame so the hex dump can blank them too. A
 // secret it cannot place in the tree is an error: the tree is then not
 // shown rather than shown with the secret.
-func blankSecrets(tree *kwire.Node, msg any) ([]byteSpan, error) {
+func blankSecrets(tree *kwire.LayoutNode, msg any) ([]byteSpan, error) {
 	secrets := trafficlog.SecretFields(msg)
 	if len(secrets) == 0 {
 		return nil, nil
@@ -24,7 +24,7 @@ func blankSecrets(tree *kwire.Node, msg any) ([]byteSpan, error) {
 	if len(tree.Children) == 0 {
 		return nil, fmt.Errorf("decode: the tree has no body to hide secrets in (-show-secrets shows it as it is)")
 	}
-	byPath := map[string]*kwire.Node{}
+	byPath := map[string]*kwire.LayoutNode{}
 	indexNodes(tree.Children[len(tree.Children)-1], "", byPath)
 	var spans []byteSpan
 	for _, s := range secrets {
@@ -43,7 +43,7 @@ func blankSecrets(tree *kwire.Node, msg any) ([]byteSpan, error) {
 // indexNodes records the nodes under n by their path as trafficlog names
 // fields (Tokens[2].Hmac): array elements add their index, and a tagged
 // field sits at the path of the struct it belongs to.
-func indexNodes(n *kwire.Node, path string, byPath map[string]*kwire.Node) {
+func indexNodes(n *kwire.LayoutNode, path string, byPath map[string]*kwire.LayoutNode) {
 	for _, c := range n.Children {
 		if c.Name == "tagged_fields" || c.Type == "tagged field" {
 			indexNodes(c, path, byPath)

@@ -76,7 +76,7 @@ func printReleases(out io.Writer) error {
 
 // rangeOrNone is a side of a release.Change: its range, or "-" for an
 // API that side does not offer.
-func rangeOrNone(p *kwire.APIVersions) string {
+func rangeOrNone(p *kwire.APIVersionRange) string {
 	if p == nil {
 		return "-"
 	}

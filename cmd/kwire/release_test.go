@@ -57,14 +57,14 @@ func TestAPIsKafkaRelease(t *testing.T) {
 
 // serveApiVersions answers every ApiVersions with table, at the version
 // asked.
-func serveApiVersions(t *testing.T, table []kwire.APIVersions, features []release.Feature) string {
+func serveApiVersions(t *testing.T, table []kwire.APIVersionRange, features []release.Feature) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	return serveApiVersionsOn(t, ln, table, features)
 }
 
 // serveApiVersionsOn is serveApiVersions on a listener of the caller's.
-func serveApiVersionsOn(t *testing.T, ln net.Listener, table []kwire.APIVersions, features []release.Feature) string {
+func serveApiVersionsOn(t *testing.T, ln net.Listener, table []kwire.APIVersionRange, features []release.Feature) string {
 	testbroker.Serve(t, ln, func(kwire.RequestHeader, any) any {
 		resp := messages.NewApiVersionsResponse()
 		for _, a := range table {
@@ -105,7 +105,7 @@ func TestProbe(t *testing.T) {
 	// A 3.8 broker with Produce v12 and no DescribeProducers.
 	r, err = release.ByName("3.8")
 	require.NoError(t, err)
-	var custom []kwire.APIVersions
+	var custom []kwire.APIVersionRange
 	for _, a := range r.APIs {
 		switch a.APIKey {
 		case 0:
@@ -253,7 +253,7 @@ func featuresOf(resp *messages.ApiVersionsResponse) map[string]string {
 // key and a group.version feature (which no table follows) added.
 func askThroughAsKafka(t *testing.T, upstream release.Release, asKafka string) *messages.ApiVersionsResponse {
 	t.Helper()
-	withVendorKey := append(slices.Clone(upstream.APIs), kwire.APIVersions{APIKey: 1000, MaxVersion: 3})
+	withVendorKey := append(slices.Clone(upstream.APIs), kwire.APIVersionRange{APIKey: 1000, MaxVersion: 3})
 	features := append(slices.Clone(upstream.Features), release.Feature{Name: "group.version", Min: 0, Max: 1})
 	f := proxyFlags{AsKafka: asKafka}
 	cfg := proxy.Config{Upstream: serveApiVersions(t, withVendorKey, features)}

@@ -121,7 +121,7 @@ func (b *fakeBroker) serve(conn net.Conn) {
 			answer, err = kwire.AppendResponse(nil, resp, version, corr)
 		case 18:
 			if version > 3 {
-				answer = kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersions{APIKey: 18, MinVersion: 0, MaxVersion: 3})
+				answer = kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersionRange{APIKey: 18, MinVersion: 0, MaxVersion: 3})
 				break
 			}
 			resp := messages.NewApiVersionsResponse()

@@ -78,7 +78,7 @@ func arrayPaths(c Case) ([][]string, error) {
 	if err := kwire.FillMinimal(msg, c.Version); err != nil {
 		return nil, err
 	}
-	var root *kwire.Node
+	var root *kwire.LayoutNode
 	var err error
 	if c.Response {
 		_, root, err = kwire.LayoutResponse(msg, c.Version, 0)
@@ -91,8 +91,8 @@ func arrayPaths(c Case) ([][]string, error) {
 	}
 	body := root.Children[len(root.Children)-1]
 	var paths [][]string
-	var walk func(n *kwire.Node, at []string)
-	walk = func(n *kwire.Node, at []string) {
+	var walk func(n *kwire.LayoutNode, at []string)
+	walk = func(n *kwire.LayoutNode, at []string) {
 		for _, ch := range n.Children {
 			here := append(append([]string(nil), at...), ch.Name)
 			switch {

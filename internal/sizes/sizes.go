@@ -98,10 +98,10 @@ func Measure(api messages.API, version int16) (Row, error) {
 // reference page leaves it out, so each one is a byte the page's counting
 // would not have. At the page's own API and version it also gives the
 // page's figure.
-func presenceNote(side string, tree *kwire.Node, key, version int16, size, pageSize int) string {
+func presenceNote(side string, tree *kwire.LayoutNode, key, version int16, size, pageSize int) string {
 	var paths []string
-	var walk func(n *kwire.Node, path string)
-	walk = func(n *kwire.Node, path string) {
+	var walk func(n *kwire.LayoutNode, path string)
+	walk = func(n *kwire.LayoutNode, path string) {
 		for _, c := range n.Children {
 			if c.Name == "present" {
 				paths = append(paths, path)

@@ -434,7 +434,7 @@ func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []by
 		// retries with a version from it.
 		b.logf("conn %d: ApiVersions v%d: answering UNSUPPORTED_VERSION at v0", conn, version)
 		r := b.Versions[18]
-		return kwire.AppendUnsupportedAPIVersions(out, corr, kwire.APIVersions{APIKey: 18, MinVersion: r[0], MaxVersion: r[1]}), 0, nil, nil
+		return kwire.AppendUnsupportedAPIVersions(out, corr, kwire.APIVersionRange{APIKey: 18, MinVersion: r[0], MaxVersion: r[1]}), 0, nil, nil
 	}
 	if !st.authenticated && key != 18 && key != 17 && key != 36 {
 		return out, 0, nil, fmt.Errorf("request key %d v%d before SASL authentication", key, version)

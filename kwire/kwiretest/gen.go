@@ -19,7 +19,7 @@ func Gen(msg any, version int16) gopter.Gen {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("kwiretest.Gen: need a pointer to a struct, not %v", t))
 	}
-	info, err := kwire.Describe(msg)
+	info, err := kwire.MessageInfoOf(msg)
 	if err != nil {
 		panic(fmt.Sprintf("kwiretest.Gen: %v", err))
 	}

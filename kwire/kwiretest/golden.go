@@ -42,7 +42,7 @@ func GoldenResponse(t testing.TB, name string, msg any, version int16) {
 
 // Golden compares a frame (as a hex dump) and its layout tree with
 // testdata/NAME.golden, or writes the file with -kwiretest.update.
-func Golden(t testing.TB, name string, frame []byte, tree *kwire.Node) {
+func Golden(t testing.TB, name string, frame []byte, tree *kwire.LayoutNode) {
 	t.Helper()
 	got := "# kwiretest golden file: a frame and its layout. Rewrite with go test -kwiretest.update\n\n" +
 		hex.Dump(frame) + "\n" + tree.Format()

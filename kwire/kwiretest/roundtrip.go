@@ -54,7 +54,7 @@ func RoundTrip(t testing.TB, msg any, opts ...Option) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	info, err := kwire.Describe(msg)
+	info, err := kwire.MessageInfoOf(msg)
 	if err != nil {
 		t.Fatalf("kwiretest: %v", err)
 	}

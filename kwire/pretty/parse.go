@@ -31,7 +31,7 @@ var (
 // "NaN"/"+Inf"/"-Inf" floats, UUIDs as text (or Kafka's base64), bytes in
 // base64, nulls, unknown tagged fields. A records field is read in each
 // of its forms: null; base64 (WithRawRecords), read byte for byte; in full
-// (WithRecords), rebuilt batch by batch with record.AppendWithHeader,
+// (WithRecords), rebuilt batch by batch with record.AppendBatchLike,
 // where batch header fields left out take what a producer would send
 // (magic 2, no compression, -1 producer fields, offsets and timestamps
 // spanning the records) and CRC, NumRecords and Bytes are computed rather

@@ -114,7 +114,7 @@ func appendRandomEntry(r *rand.Rand, dst []byte) ([]byte, error) {
 			recs[i].Attributes = int8(r.Intn(256) - 128)
 		}
 	}
-	return record.AppendWithHeader(dst, &h, recs)
+	return record.AppendBatchLike(dst, &h, recs)
 }
 
 // Every API and version, both directions: a random instance written as

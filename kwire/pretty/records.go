@@ -438,7 +438,7 @@ func (r *jsonReader) batch(dst []byte) ([]byte, error) {
 			d.records[i].Timestamp = m.stored
 		}
 	}
-	out, err := record.AppendWithHeader(dst, &d.hdr, d.records)
+	out, err := record.AppendBatchLike(dst, &d.hdr, d.records)
 	if err != nil {
 		return dst, r.failAt(start, ErrJSONValue, "the batch cannot be built: %v", err)
 	}

@@ -39,15 +39,15 @@ func ExampleAppendBatch() {
 	// 2 false <nil>
 }
 
-// AppendWithHeader writes a batch read elsewhere back with new records,
+// AppendBatchLike writes a batch read elsewhere back with new records,
 // keeping its header: a proxy that edits records does this.
-func ExampleAppendWithHeader() {
+func ExampleAppendBatchLike() {
 	in, _ := record.Build([]record.Record{{Value: []byte("old")}}, record.WithProducer(7, 0, 0), record.WithCodec(record.CodecGzip))
 	batches, _, err := record.ReadBatches(in)
 	if err != nil {
 		panic(err)
 	}
-	out, err := record.AppendWithHeader(nil, batches[0], []record.Record{{Value: []byte("new")}})
+	out, err := record.AppendBatchLike(nil, batches[0], []record.Record{{Value: []byte("new")}})
 	if err != nil {
 		panic(err)
 	}

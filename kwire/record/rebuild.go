@@ -1,6 +1,6 @@
 package record
 
-// AppendWithHeader appends records to dst as one entry carrying h's header
+// AppendBatchLike appends records to dst as one entry carrying h's header
 // fields, as a Reader shows them: the way to write back a batch that was
 // read, edited or described field by field (kwire/pretty's JSON does).
 //
@@ -17,7 +17,7 @@ package record
 // For magic 0 and 1 the entry is what AppendBatch writes with h's magic,
 // codec and base offset, and, for LogAppendTime, h's MaxTimestamp as the
 // append time: one message per record, or one compressed wrapper.
-func AppendWithHeader(dst []byte, h *Batch, records []Record) ([]byte, error) {
+func AppendBatchLike(dst []byte, h *Batch, records []Record) ([]byte, error) {
 	codec := h.Attributes.Codec()
 	if !codec.known() {
 		return dst, errAt(0, ErrUnknownCodec, "build codec %d", codec)

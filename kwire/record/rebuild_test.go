@@ -8,7 +8,7 @@ import (
 // A batch read and written back with its own header is the same bytes,
 // records not consecutive and LogAppendTime included; a compressed one
 // this package made is too.
-func TestAppendWithHeaderRebuildsWhatWasRead(t *testing.T) {
+func TestAppendBatchLikeRebuildsWhatWasRead(t *testing.T) {
 	recs := []Record{
 		{Timestamp: 1000, Key: []byte("a"), Value: []byte("1"), Headers: []Header{{Key: "h", Value: nil}}},
 		{Timestamp: 990, Key: nil, Value: []byte("2")},
@@ -47,7 +47,7 @@ func TestAppendWithHeaderRebuildsWhatWasRead(t *testing.T) {
 			if it.Err() != nil {
 				t.Fatal(it.Err())
 			}
-			if again, err = AppendWithHeader(again, b, read); err != nil {
+			if again, err = AppendBatchLike(again, b, read); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -56,11 +56,11 @@ func TestAppendWithHeaderRebuildsWhatWasRead(t *testing.T) {
 		}
 	}
 	h := Batch{Magic: 2, BaseOffset: 0}
-	if _, err := AppendWithHeader(nil, &h, []Record{{Offset: 1 << 31}}); err == nil {
+	if _, err := AppendBatchLike(nil, &h, []Record{{Offset: 1 << 31}}); err == nil {
 		t.Error("an offset delta past int32 was accepted")
 	}
 	h.Magic = 3
-	if _, err := AppendWithHeader(nil, &h, nil); err == nil {
+	if _, err := AppendBatchLike(nil, &h, nil); err == nil {
 		t.Error("magic 3 was accepted")
 	}
 }

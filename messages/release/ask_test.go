@@ -34,7 +34,7 @@ func fakeBroker(t *testing.T, conn net.Conn, r Release, maxV int16, kip511, noAp
 		}
 		if v > maxV {
 			if kip511 {
-				_, err = conn.Write(kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersions{APIKey: 18, MaxVersion: maxV}))
+				_, err = conn.Write(kwire.AppendUnsupportedAPIVersions(nil, corr, kwire.APIVersionRange{APIKey: 18, MaxVersion: maxV}))
 			} else {
 				resp := messages.NewApiVersionsResponse()
 				resp.ErrorCode = 35

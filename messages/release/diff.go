@@ -11,7 +11,7 @@ import (
 // nil where that side does not offer the API at all.
 type Change struct {
 	Key      int16
-	Old, New *kwire.APIVersions
+	Old, New *kwire.APIVersionRange
 }
 
 // Name is the API's name in package messages, or "key N" for a key it
@@ -38,7 +38,7 @@ func Diff(old, new Release) []Change {
 }
 
 // diffVersions compares two key-sorted lists.
-func diffVersions(old, new []kwire.APIVersions) []Change {
+func diffVersions(old, new []kwire.APIVersionRange) []Change {
 	var out []Change
 	i, j := 0, 0
 	for i < len(old) || j < len(new) {
@@ -62,7 +62,7 @@ func diffVersions(old, new []kwire.APIVersions) []Change {
 	return out
 }
 
-func rangeString(a kwire.APIVersions) string {
+func rangeString(a kwire.APIVersionRange) string {
 	if a.MinVersion == a.MaxVersion {
 		return fmt.Sprint(a.MinVersion)
 	}
@@ -71,7 +71,7 @@ func rangeString(a kwire.APIVersions) string {
 
 // RangeString writes a range as releases.txt does: "0-11", or "3" for a
 // single version.
-func RangeString(a kwire.APIVersions) string { return rangeString(a) }
+func RangeString(a kwire.APIVersionRange) string { return rangeString(a) }
 
 func apiName(key int16) string {
 	if a, ok := messages.Lookup(key); ok {

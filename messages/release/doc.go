@@ -3,7 +3,7 @@
 // reads a broker's ApiVersions answer back to the release it looks like.
 //
 //	r, err := release.ByName("3.7")              // also "3.7.1", "v3.7", "3.7-kraft"
-//	for _, a := range r.APIs { ... }             // kwire.APIVersions, by key
+//	for _, a := range r.APIs { ... }             // kwire.APIVersionRange, by key
 //	m := release.Guess(apiVersionsResponse)      // m.Release, m.Exact, m.Differences
 //	changes := release.Diff(old, new)            // what a release changed
 //

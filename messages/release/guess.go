@@ -127,21 +127,21 @@ func (a nearness) compare(b nearness) int {
 
 // GuessVersions is Guess for a list of API ranges in any order, without
 // features; a key listed twice keeps its last range.
-func GuessVersions(apis []kwire.APIVersions) Match { return guess(apis, nil, nil) }
+func GuessVersions(apis []kwire.APIVersionRange) Match { return guess(apis, nil, nil) }
 
-func guess(apis []kwire.APIVersions, mv *Feature, ignore []int16) Match {
-	byKey := make(map[int16]kwire.APIVersions, len(apis))
+func guess(apis []kwire.APIVersionRange, mv *Feature, ignore []int16) Match {
+	byKey := make(map[int16]kwire.APIVersionRange, len(apis))
 	for _, a := range apis {
 		byKey[a.APIKey] = a
 	}
 	for _, k := range ignore {
 		delete(byKey, k)
 	}
-	theirs := make([]kwire.APIVersions, 0, len(byKey))
+	theirs := make([]kwire.APIVersionRange, 0, len(byKey))
 	for _, a := range byKey {
 		theirs = append(theirs, a)
 	}
-	slices.SortFunc(theirs, func(a, b kwire.APIVersions) int { return int(a.APIKey) - int(b.APIKey) })
+	slices.SortFunc(theirs, func(a, b kwire.APIVersionRange) int { return int(a.APIKey) - int(b.APIKey) })
 
 	type scored struct {
 		r     Release

@@ -46,7 +46,7 @@ type Release struct {
 	Version string
 	Role    Role
 	// APIs are the version ranges the node offers, sorted by key.
-	APIs []kwire.APIVersions
+	APIs []kwire.APIVersionRange
 	// Features are the KIP-584 feature levels the node advertises, by
 	// name. Only metadata.version is kept (KRaft nodes, 3.3 on): its top
 	// level is the release's own.
@@ -81,10 +81,10 @@ func (r Release) Name() string {
 func (r Release) String() string { return r.Name() }
 
 // Lookup returns the range the release offers for an API key.
-func (r Release) Lookup(key int16) (kwire.APIVersions, bool) {
-	i, ok := slices.BinarySearchFunc(r.APIs, key, func(a kwire.APIVersions, k int16) int { return int(a.APIKey) - int(k) })
+func (r Release) Lookup(key int16) (kwire.APIVersionRange, bool) {
+	i, ok := slices.BinarySearchFunc(r.APIs, key, func(a kwire.APIVersionRange, k int16) int { return int(a.APIKey) - int(k) })
 	if !ok {
-		return kwire.APIVersions{}, false
+		return kwire.APIVersionRange{}, false
 	}
 	return r.APIs[i], true
 }
@@ -236,19 +236,19 @@ func nameToKey() map[string]int16 {
 // returns the tables sorted by version, then role.
 func parse(text string, keys map[string]int16) ([]Release, error) {
 	var out []Release
-	last := map[Role]map[int16]kwire.APIVersions{}
+	last := map[Role]map[int16]kwire.APIVersionRange{}
 	lastFeatures := map[Role][]Feature{}
-	var cur map[int16]kwire.APIVersions
+	var cur map[int16]kwire.APIVersionRange
 	var head Release
 	flush := func() {
 		if cur == nil {
 			return
 		}
-		head.APIs = make([]kwire.APIVersions, 0, len(cur))
+		head.APIs = make([]kwire.APIVersionRange, 0, len(cur))
 		for _, a := range cur {
 			head.APIs = append(head.APIs, a)
 		}
-		slices.SortFunc(head.APIs, func(a, b kwire.APIVersions) int { return int(a.APIKey) - int(b.APIKey) })
+		slices.SortFunc(head.APIs, func(a, b kwire.APIVersionRange) int { return int(a.APIKey) - int(b.APIKey) })
 		out = append(out, head)
 		last[head.Role] = cur
 		lastFeatures[head.Role] = head.Features
@@ -288,7 +288,7 @@ func parse(text string, keys map[string]int16) ([]Release, error) {
 				}
 			}
 			head.Features = slices.Clone(lastFeatures[head.Role])
-			cur = make(map[int16]kwire.APIVersions, len(last[head.Role]))
+			cur = make(map[int16]kwire.APIVersionRange, len(last[head.Role]))
 			for k, a := range last[head.Role] {
 				cur[k] = a
 			}
@@ -326,7 +326,7 @@ func parse(text string, keys map[string]int16) ([]Release, error) {
 			if old, ok := cur[key]; ok && old.MinVersion == lo && old.MaxVersion == hi {
 				return nil, fail("%s %s is what the previous %s release had already", f[0], f[1], head.Role)
 			}
-			cur[key] = kwire.APIVersions{APIKey: key, MinVersion: lo, MaxVersion: hi}
+			cur[key] = kwire.APIVersionRange{APIKey: key, MinVersion: lo, MaxVersion: hi}
 		}
 	}
 	flush()

@@ -156,7 +156,7 @@ func TestGuessNearest(t *testing.T) {
 	// configured) is still exactly 3.7-kraft.
 	k37, err := ByName("3.7-kraft")
 	require.NoError(t, err)
-	var apis []kwire.APIVersions
+	var apis []kwire.APIVersionRange
 	for _, a := range k37.APIs {
 		if a.APIKey != 71 && a.APIKey != 72 {
 			apis = append(apis, a)
@@ -188,7 +188,7 @@ func TestDiff(t *testing.T) {
 	all := Releases()
 	for i := 1; i < len(all); i++ {
 		old, new := all[i-1], all[i]
-		m := map[int16]kwire.APIVersions{}
+		m := map[int16]kwire.APIVersionRange{}
 		for _, x := range old.APIs {
 			m[x.APIKey] = x
 		}
@@ -230,7 +230,7 @@ func TestParseErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	assert.Equal(t, "0.8.0", got[0].Version, "sorted by version")
-	assert.Equal(t, []kwire.APIVersions{{APIKey: 0, MinVersion: 0, MaxVersion: 1}}, got[1].APIs, "a role's first block starts empty")
+	assert.Equal(t, []kwire.APIVersionRange{{APIKey: 0, MinVersion: 0, MaxVersion: 1}}, got[1].APIs, "a role's first block starts empty")
 }
 
 func TestRoleString(t *testing.T) {
@@ -242,7 +242,7 @@ func TestRoleString(t *testing.T) {
 func TestGuessWeighsMaximumsFirst(t *testing.T) {
 	r39, err := ByName("3.9")
 	require.NoError(t, err)
-	var apis []kwire.APIVersions
+	var apis []kwire.APIVersionRange
 	for _, a := range r39.APIs {
 		switch {
 		case a.APIKey >= 4 && a.APIKey <= 7, a.APIKey == 56, a.APIKey == 58, a.APIKey == 67:
