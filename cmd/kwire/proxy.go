@@ -40,6 +40,8 @@ type proxyFlags struct {
 	UpstreamTLS                  tlsClientFlags
 	Metrics                      string
 	MetricsClientIDs             int
+	Health                       string
+	HealthInterval               time.Duration
 
 	Config      string
 	DenyTopics  listFlag
@@ -75,6 +77,8 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.RequestTimeout, "request-timeout", proxy.DefaultRequestTimeout, "close a client whose request the upstream has not answered in this long, plus the wait the request asks for (-1s: never)")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long in-flight requests have to be answered")
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
+	fs.StringVar(&f.Health, "health", "", "serve /healthz and /readyz at http://ADDR when -metrics is not given (with -metrics they are served beside /metrics)")
+	fs.DurationVar(&f.HealthInterval, "health-interval", 10*time.Second, "how often /readyz's ApiVersions probe of the upstream runs")
 	fs.IntVar(&f.MetricsClientIDs, "metrics-client-ids", 0, "count requests by client id for the first N distinct ids, the rest as \"other\" (0: no client id label)")
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve clients TLS with this PEM certificate (chain); reloaded when the file changes")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "the PEM key of -tls-cert")
@@ -149,10 +153,10 @@ func (f *proxyFlags) filters(reg *messages.Registry) ([]proxy.Filter, func(), er
 	var fl []proxy.Filter
 	closeAudit := func() {}
 	if f.Audit != "" {
-		// the audit names clients and principals: readable by its owner only
-		file, err := os.OpenFile(f.Audit, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		// the audit names clients and principals
+		file, err := openOutput("-audit", f.Audit)
 		if err != nil {
-			return nil, nil, fmt.Errorf("-audit: %v", err)
+			return nil, nil, err
 		}
 		closeAudit = func() { file.Close() }
 		fl = append(fl, filters.NewAudit(file))
@@ -191,6 +195,22 @@ func (f *proxyFlags) filters(reg *messages.Registry) ([]proxy.Filter, func(), er
 	return fl, closeAudit, nil
 }
 
+// healthHandlers serves /healthz (the process serves HTTP) and /readyz
+// (the Kafka listener accepts and the upstream answered an ApiVersions
+// within the last interval; otherwise 503 and why).
+func healthHandlers(mux *http.ServeMux, r *proxy.Readiness) {
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := r.Ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+}
+
 // apiKeyList reads a list flag's API names or keys, of reg (nil:
 // messages.Default).
 func apiKeyList(reg *messages.Registry, flag string, values []string) ([]int16, error) {
@@ -220,6 +240,14 @@ func runProxy(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
 	}
+	// From here on SIGTERM and SIGINT stop the proxy in order (draining
+	// once it serves), whatever start-up is doing.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
 	if f.Config != "" {
 		if err := applyConfigFile(fs, f.Config); err != nil {
 			return fmt.Errorf("proxy: -config %v", err)
@@ -257,45 +285,56 @@ func runProxy(args []string, out io.Writer) error {
 	}
 	defer closeFilters()
 	cfg.Filters = fl
-	var metrics *proxyMetrics
-	if f.Metrics != "" {
-		metrics = newProxyMetrics(cfg.Registry, f.MetricsClientIDs)
-		ln, err := net.Listen("tcp", f.Metrics)
-		if err != nil {
-			return fmt.Errorf("proxy: -metrics: %v", err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", metrics.Handler())
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln)
-		defer srv.Close()
-		notice("metrics at http://" + ln.Addr().String() + "/metrics")
-		cfg.Metrics = metrics
-	}
+	// The log is opened before anything listens: a log that cannot be
+	// written is an error at start, not a proxy that looks healthy.
+	var logOut io.Writer
 	if f.Log != "off" {
-		w := out
+		logOut = out
 		if f.Log != "" {
-			// the log holds traffic: readable by its owner only
-			file, err := os.OpenFile(f.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			file, err := openOutput("-log", f.Log)
 			if err != nil {
 				return fmt.Errorf("proxy: %v", err)
 			}
 			defer file.Close()
-			w = file
+			logOut = file
 		}
+	}
+	var metrics *proxyMetrics
+	if f.Metrics != "" {
+		metrics = newProxyMetrics(cfg.Registry, f.MetricsClientIDs)
+		cfg.Metrics = metrics
+	}
+	if logOut != nil {
 		opts := trafficlog.Options{JSON: f.JSON, Queue: f.LogQueue, Notice: notice}
 		if metrics != nil {
 			opts.OnDrop, opts.OnLost = metrics.LogDropped, metrics.LogLost
 		}
-		cfg.Log = trafficlog.NewWriter(w, opts)
+		cfg.Log = trafficlog.NewWriter(logOut, opts)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal ends the process at once
-	}()
-	err = proxy.New(cfg).Serve(ctx)
+	p := proxy.New(cfg)
+	if f.Metrics != "" || f.Health != "" {
+		addr := f.Metrics
+		if addr == "" {
+			addr = f.Health
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("proxy: -metrics/-health: %v", err)
+		}
+		mux := http.NewServeMux()
+		if metrics != nil {
+			mux.Handle("/metrics", metrics.Handler())
+		}
+		healthHandlers(mux, p.Readiness(ctx, f.HealthInterval))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		if metrics != nil {
+			notice("metrics at http://" + ln.Addr().String() + "/metrics")
+		}
+		notice("health at http://" + ln.Addr().String() + "/healthz and /readyz")
+	}
+	err = p.Serve(ctx)
 	if cfg.Log != nil {
 		if lerr := cfg.Log.Close(); lerr != nil && err == nil {
 			err = lerr
