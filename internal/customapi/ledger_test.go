@@ -101,7 +101,7 @@ func TestOwnRegistry(t *testing.T) {
 	_, body, err := empty.ReadRequest(frame)
 	require.NoError(t, err)
 	assert.IsType(t, &customapi.LedgerRequest{}, body)
-	assert.EqualError(t, empty.Register(customapi.API), "messages: register Ledger: key 1000 is Ledger already")
+	assert.EqualError(t, empty.Register(customapi.API), "messages: register Ledger: key 1000 is Ledger already (Replace puts a vendor's API in its place)")
 	_, _, err = empty.ReadResponse([]byte{0, 0, 0, 4, 0, 0, 0, 1}, 3, 0)
 	assert.ErrorIs(t, err, kwire.ErrUnknownAPI)
 }

@@ -61,5 +61,5 @@ func TestGeneratedRegister(t *testing.T) {
 	_, body, err := reg.ReadRequest(frame)
 	require.NoError(t, err)
 	assert.Equal(t, req.Topics[0].Name, body.(*genapi.AuditRequest).Topics[0].Name)
-	assert.EqualError(t, genapi.Register(reg), "messages: register Audit: key 1001 is Audit already")
+	assert.EqualError(t, genapi.Register(reg), "messages: register Audit: key 1001 is Audit already (Replace puts a vendor's API in its place)")
 }
