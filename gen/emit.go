@@ -244,13 +244,22 @@ var goPrimitive = map[string]string{
 }
 
 // messageTag is the kafka tag of a message's top-level struct: its API
-// key, versions and flexible versions.
+// key, versions, flexible versions and, for a request or response, the
+// header versions.
 func messageTag(m *Message) string {
 	var parts []string
 	if m.APIKey >= 0 {
 		parts = append(parts, fmt.Sprintf("api=%d", m.APIKey))
 	}
 	parts = append(parts, "versions="+versionsText(m.Min, m.Max), "flexible="+m.Flexible.format(m.Max))
+	// The header table, stated or derived, in the tag's form (0-1:1/2+:2).
+	if key := map[string]string{"request": "reqheader", "response": "respheader"}[m.Type]; key != "" {
+		var entries []string
+		for _, r := range m.headerVersionsText() {
+			entries = append(entries, fmt.Sprintf("%s:%d", r.text, r.header))
+		}
+		parts = append(parts, key+"="+strings.Join(entries, "/"))
+	}
 	return strings.Join(parts, ",")
 }
 

@@ -163,7 +163,7 @@ func TestVersionRangesAndDefaults(t *testing.T) {
 		Header,
 		"// FooRequest is API key 1000, versions 0-5, flexible from 4.",
 		"type FooRequest struct {",
-		"_ struct{} `kafka:\"api=1000,versions=0-5,flexible=4+\"`",
+		"_ struct{} `kafka:\"api=1000,versions=0-5,flexible=4+,reqheader=0-3:1/4+:2\"`",
 		"GroupID string `kafka:\"v=0+\"`",
 		"Middle int32 `kafka:\"v=1-3,default=-1\"`",
 		"Late int64 `kafka:\"v=3+,default=-1,ignorable\"`",
@@ -191,7 +191,7 @@ func TestVersionRangesAndDefaults(t *testing.T) {
 func TestNeverFlexible(t *testing.T) {
 	dir := writeSchemas(t, pair("0-2", "none", `{ "name": "A", "type": "int32", "versions": "0+" }`, `{ "name": "B", "type": "[]int32", "versions": "1+" }`))
 	res := generate(t, dir)
-	mustContain(t, res, "foo.go", "// FooRequest is API key 1000, versions 0-2, never flexible.", "`kafka:\"api=1000,versions=0-2,flexible=none\"`")
+	mustContain(t, res, "foo.go", "// FooRequest is API key 1000, versions 0-2, never flexible.", "`kafka:\"api=1000,versions=0-2,flexible=none,reqheader=0+:1\"`")
 	mustNotContain(t, res, "foo.go", "UnknownTags", "import")
 	mustContain(t, res, "apis.go", "FlexibleFrom: -1")
 }

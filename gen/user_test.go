@@ -23,7 +23,7 @@ func TestLoneRequestIsAFileNotAnAPI(t *testing.T) {
 	if got := strings.Join(keys(res.Files), " "); got != "ping_request.go pong_response.go" || len(res.Warnings) != 0 {
 		t.Fatalf("files %s, warnings %v", got, res.Warnings)
 	}
-	mustContain(t, res, "ping_request.go", "type PingRequest struct {", "`kafka:\"api=1002,versions=0,flexible=0+\"`")
+	mustContain(t, res, "ping_request.go", "type PingRequest struct {", "`kafka:\"api=1002,versions=0,flexible=0+,reqheader=0+:2\"`")
 	res, err = Generate(Config{SchemaDirs: []string{dir}, Package: "mine", MessagesImport: "example.com/msgs"})
 	if err != nil {
 		t.Fatal(err)

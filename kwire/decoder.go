@@ -76,7 +76,7 @@ func (dc Decoder) ReadRequest(frame []byte, newBody func(apiKey, version int16) 
 			return h, nil, err
 		}
 	}
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	h.Version = pl.reqHeader
 	if h := pl.strHint.Load(); h != 0 {
 		d.firstChunk(h) // for the client id and the body
 	}

@@ -63,7 +63,7 @@ func responseFrame(frame []byte, msg any, version int16, opName string, use msgU
 	if err != nil {
 		return nil, nil, pointer{}, ResponseHeader{}, err
 	}
-	return rest, pl, p, ResponseHeader{Version: ResponseHeaderVersion(pl.apiKey, pl.flexible)}, nil
+	return rest, pl, p, ResponseHeader{Version: pl.respHeader}, nil
 }
 
 // requestBodyPlan finds the plan of body, the struct newBody gave for the
@@ -122,6 +122,8 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 	d := decodeState{src: frame[4:], off: 8} // past the head PeekRequest read
 	flexible := version >= produceFlexibleFrom
 	var h RequestHeader
+	// No struct here to read a table from: Produce's is Kafka's derived
+	// one (messages' TestHeaderTableAgreesWithKafka checks it).
 	h.Version = RequestHeaderVersion(apiKeyProduce, version, flexible)
 	if err := d.readRequestHeaderRest(&h); err != nil {
 		return 0, headerError("RequestHeader", err)

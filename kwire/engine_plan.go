@@ -63,6 +63,10 @@ type plan struct {
 	apiKey   int16  // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
+	// The header versions this version travels with as a request and as
+	// a response: the struct's table (header_versions.go), the one place
+	// a header version is chosen.
+	reqHeader, respHeader int16
 	// ops holds each field plan of the plan once (see storeOps): the declared
 	// fields and the kFixedRun ops fused from them. The views below are
 	// into it.
@@ -166,6 +170,7 @@ type fieldSpec struct {
 
 func parseType(t reflect.Type) *typeInfo {
 	ti := &typeInfo{typ: t, ptrType: runtimeType(reflect.PointerTo(t)), unknown: -1, msg: messageTag{apiKey: -1, versions: AllVersions, flexible: NoVersions}}
+	ti.msg.request, ti.msg.response = ti.msg.headersOf()
 	fail := func(f reflect.StructField, err *tagError) *typeInfo {
 		err.typ, err.field = t, f.Name
 		ti.err = err
@@ -286,7 +291,8 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	if p := ti.cached(v, flex); p != nil {
 		return p, nil
 	}
-	p := &plan{typ: ti.typ, rtype: runtimeType(ti.typ), apiKey: ti.msg.apiKey, version: v, flexible: flex}
+	p := &plan{typ: ti.typ, rtype: runtimeType(ti.typ), apiKey: ti.msg.apiKey, version: v, flexible: flex,
+		reqHeader: ti.msg.request.At(v), respHeader: ti.msg.response.At(v)}
 	b.building[key] = p
 	if ti.unknown >= 0 {
 		p.hasUnknown = true

@@ -28,6 +28,10 @@ type messageTag struct {
 	apiKey   int16 // -1 when not given
 	versions VersionRange
 	flexible VersionRange
+	// The header tables as stated (reqheader=, respheader=; nil when
+	// not), and as used: stated or derived (header_versions.go).
+	reqHeaders, respHeaders HeaderVersions
+	request, response       HeaderVersions
 }
 
 // kafkaTag returns the raw kafka tag of a struct field and whether it has one.
@@ -240,10 +244,13 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 	if terr != nil {
 		return mt, terr
 	}
+	var headers []tagItem // read once the versions are known
 	for _, item := range items {
 		key, val := item.key, item.val
 		var err error
 		switch key {
+		case "reqheader", "respheader":
+			headers = append(headers, item)
 		case "api":
 			var k int64
 			k, err = strconv.ParseInt(val, 10, 16)
@@ -259,7 +266,7 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 		case "flexible":
 			mt.flexible, err = ParseVersionRange(val)
 		default:
-			return mt, keyError(key, "unknown key (struct keys on the _ field: api, versions, flexible)")
+			return mt, keyError(key, "unknown key (struct keys on the _ field: api, versions, flexible, reqheader, respheader)")
 		}
 		if err != nil {
 			return mt, keyError(key, "%v", err)
@@ -268,5 +275,16 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 	if f, v := mt.flexible, mt.versions; !f.Empty() && (f.Min > v.Max || f.Max < v.Min) {
 		return mt, keyError("flexible", "flexible=%s is outside versions=%s (write flexible=none)", f, v)
 	}
+	for _, item := range headers {
+		side, stated := requestSide, &mt.reqHeaders
+		if item.key == "respheader" {
+			side, stated = responseSide, &mt.respHeaders
+		}
+		var err error
+		if *stated, err = parseHeaderVersions(side, item.val, &mt); err != nil {
+			return mt, keyError(item.key, "%v", err)
+		}
+	}
+	mt.request, mt.response = mt.headersOf()
 	return mt, nil
 }

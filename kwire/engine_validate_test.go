@@ -216,7 +216,7 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&defaultOnRecords{}, `kwire: plan kwire_test.defaultOnRecords.Records: invalid kafka struct tag: key "default" at version 0: "x" on a records field: only null can be its default`},
 		{&defaultOnUUID{}, `kwire: plan kwire_test.defaultOnUUID.ID: invalid kafka struct tag: key "default" at version 0: a uuid field takes no default`},
 		{&unknownKey{}, `kwire: plan kwire_test.unknownKey.Name: invalid kafka struct tag: key "nulable": unknown key (field keys: v, nullable, compact, tag, tagged, default, ignorable, varint, uvarint, records)`},
-		{&unknownMessageKey{}, `kwire: plan kwire_test.unknownMessageKey._: invalid kafka struct tag: key "apikey": unknown key (struct keys on the _ field: api, versions, flexible)`},
+		{&unknownMessageKey{}, `kwire: plan kwire_test.unknownMessageKey._: invalid kafka struct tag: key "apikey": unknown key (struct keys on the _ field: api, versions, flexible, reqheader, respheader)`},
 		{&missingV{}, `kwire: plan kwire_test.missingV.Name: invalid kafka struct tag: key "v": missing: a field needs the versions it is on the wire in (v=0+, v=3-5, v=none)`},
 		{&taggedOutsideV{}, `kwire: plan kwire_test.taggedOutsideV.Rack: invalid kafka struct tag: key "tagged" at version 0: tagged=0+ reaches a version the field is not on the wire in (v=2+)`},
 		{&backwardsRange{}, `kwire: plan kwire_test.backwardsRange.Name: invalid kafka struct tag: key "v": version range "3-1" is backwards`},

@@ -29,7 +29,7 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	if pl.apiKey < 0 {
 		return dst, notAMessage("frame", pl.typ.String(), "the struct names no API key")
 	}
-	h := RequestHeader{Version: RequestHeaderVersion(pl.apiKey, version, pl.flexible), APIKey: pl.apiKey,
+	h := RequestHeader{Version: pl.reqHeader, APIKey: pl.apiKey,
 		APIVersion: version, CorrelationID: correlationID, ClientID: clientID, UnknownTags: tags}
 	start := len(dst)
 	b := appendRequestHeader(dst, &h)
@@ -84,7 +84,7 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 			return dst, err
 		}
 	}
-	h.Version = ResponseHeaderVersion(pl.apiKey, pl.flexible)
+	h.Version = pl.respHeader
 	start := len(dst)
 	b := appendResponseHeader(append(dst, 0, 0, 0, 0), h)
 	if b, err = encodeStruct(b, pl, p); err != nil {

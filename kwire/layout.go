@@ -91,7 +91,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	h.Version = RequestHeaderVersion(h.APIKey, h.APIVersion, pl.flexible)
+	h.Version = pl.reqHeader
 	if err := hd.readRequestHeaderRest(&h); err != nil {
 		return nil, headerError("RequestHeader", err)
 	}

@@ -65,6 +65,11 @@ type MessageInfo struct {
 	APIKey   int16 // -1 when the struct names no API
 	Versions VersionRange
 	Flexible VersionRange
+	// RequestHeaders and ResponseHeaders are the header versions the
+	// message's versions travel with as a request and as a response: the
+	// struct's reqheader= and respheader= tables, or where it states
+	// none, Kafka's derived ones (see HeaderVersions).
+	RequestHeaders, ResponseHeaders HeaderVersions
 }
 
 // MessageInfoOf returns the message facts of msg's type (a struct, a pointer to
@@ -81,5 +86,6 @@ func MessageInfoOf(msg any) (MessageInfo, error) {
 		return MessageInfo{}, err
 	}
 	ti := infoFor(t)
-	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible}, nil
+	return MessageInfo{APIKey: ti.msg.apiKey, Versions: ti.msg.versions, Flexible: ti.msg.flexible,
+		RequestHeaders: ti.msg.request, ResponseHeaders: ti.msg.response}, nil
 }

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AddOffsetsToTxnRequest is API key 25, versions 0-4, flexible from 3.
 type AddOffsetsToTxnRequest struct {
-	_               struct{} `kafka:"api=25,versions=0-4,flexible=3+"`
+	_               struct{} `kafka:"api=25,versions=0-4,flexible=3+,reqheader=0-2:1/3+:2"`
 	TransactionalID string   `kafka:"v=0+"`
 	ProducerID      int64    `kafka:"v=0+"`
 	ProducerEpoch   int16    `kafka:"v=0+"`
@@ -29,7 +29,7 @@ func (v *AddOffsetsToTxnRequest) Default() {
 
 // AddOffsetsToTxnResponse is API key 25, versions 0-4, flexible from 3.
 type AddOffsetsToTxnResponse struct {
-	_              struct{} `kafka:"api=25,versions=0-4,flexible=3+"`
+	_              struct{} `kafka:"api=25,versions=0-4,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

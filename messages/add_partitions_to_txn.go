@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AddPartitionsToTxnRequest is API key 24, versions 0-5, flexible from 3.
 type AddPartitionsToTxnRequest struct {
-	_                         struct{}                               `kafka:"api=24,versions=0-5,flexible=3+"`
+	_                         struct{}                               `kafka:"api=24,versions=0-5,flexible=3+,reqheader=0-2:1/3+:2"`
 	Transactions              []AddPartitionsToTxnRequestTransaction `kafka:"v=4+"`
 	V3AndBelowTransactionalID string                                 `kafka:"v=0-3"`
 	V3AndBelowProducerID      int64                                  `kafka:"v=0-3"`
@@ -59,7 +59,7 @@ func (v *AddPartitionsToTxnRequestTopic) Default() {
 
 // AddPartitionsToTxnResponse is API key 24, versions 0-5, flexible from 3.
 type AddPartitionsToTxnResponse struct {
-	_                        struct{}                                `kafka:"api=24,versions=0-5,flexible=3+"`
+	_                        struct{}                                `kafka:"api=24,versions=0-5,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs           int32                                   `kafka:"v=0+"`
 	ErrorCode                int16                                   `kafka:"v=4+,ignorable"`
 	ResultsByTransaction     []AddPartitionsToTxnResponseResult      `kafka:"v=4+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AddRaftVoterRequest is API key 80, versions 0-1, flexible from 0.
 type AddRaftVoterRequest struct {
-	_                struct{}                      `kafka:"api=80,versions=0-1,flexible=0+"`
+	_                struct{}                      `kafka:"api=80,versions=0-1,flexible=0+,reqheader=0+:2"`
 	ClusterID        *string                       `kafka:"v=0+,nullable=0+"`
 	TimeoutMs        int32                         `kafka:"v=0+"`
 	VoterID          int32                         `kafka:"v=0+"`
@@ -46,7 +46,7 @@ func (v *AddRaftVoterRequestListener) Default() {
 
 // AddRaftVoterResponse is API key 80, versions 0-1, flexible from 0.
 type AddRaftVoterResponse struct {
-	_              struct{} `kafka:"api=80,versions=0-1,flexible=0+"`
+	_              struct{} `kafka:"api=80,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+,ignorable"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AllocateProducerIDsRequest is API key 67, versions 0, flexible from 0.
 type AllocateProducerIDsRequest struct {
-	_           struct{} `kafka:"api=67,versions=0,flexible=0+"`
+	_           struct{} `kafka:"api=67,versions=0,flexible=0+,reqheader=0+:2"`
 	BrokerID    int32    `kafka:"v=0+"`
 	BrokerEpoch int64    `kafka:"v=0+,default=-1"`
 	UnknownTags kwire.UnknownTags
@@ -28,7 +28,7 @@ func (v *AllocateProducerIDsRequest) Default() {
 
 // AllocateProducerIDsResponse is API key 67, versions 0, flexible from 0.
 type AllocateProducerIDsResponse struct {
-	_               struct{} `kafka:"api=67,versions=0,flexible=0+"`
+	_               struct{} `kafka:"api=67,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs  int32    `kafka:"v=0+"`
 	ErrorCode       int16    `kafka:"v=0+"`
 	ProducerIDStart int64    `kafka:"v=0+"`

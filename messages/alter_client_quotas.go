@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterClientQuotasRequest is API key 49, versions 0-1, flexible from 1.
 type AlterClientQuotasRequest struct {
-	_            struct{}                            `kafka:"api=49,versions=0-1,flexible=1+"`
+	_            struct{}                            `kafka:"api=49,versions=0-1,flexible=1+,reqheader=0:1/1+:2"`
 	Entries      []AlterClientQuotasRequestEntryData `kafka:"v=0+"`
 	ValidateOnly bool                                `kafka:"v=0+"`
 	UnknownTags  kwire.UnknownTags
@@ -67,7 +67,7 @@ func (v *AlterClientQuotasRequestOpData) Default() {
 
 // AlterClientQuotasResponse is API key 49, versions 0-1, flexible from 1.
 type AlterClientQuotasResponse struct {
-	_              struct{}                             `kafka:"api=49,versions=0-1,flexible=1+"`
+	_              struct{}                             `kafka:"api=49,versions=0-1,flexible=1+,respheader=0:0/1+:1"`
 	ThrottleTimeMs int32                                `kafka:"v=0+"`
 	Entries        []AlterClientQuotasResponseEntryData `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

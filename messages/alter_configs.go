@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterConfigsRequest is API key 33, versions 0-2, flexible from 2.
 type AlterConfigsRequest struct {
-	_            struct{}                      `kafka:"api=33,versions=0-2,flexible=2+"`
+	_            struct{}                      `kafka:"api=33,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	Resources    []AlterConfigsRequestResource `kafka:"v=0+"`
 	ValidateOnly bool                          `kafka:"v=0+"`
 	UnknownTags  kwire.UnknownTags
@@ -54,7 +54,7 @@ func (v *AlterConfigsRequestAlterableConfig) Default() {
 
 // AlterConfigsResponse is API key 33, versions 0-2, flexible from 2.
 type AlterConfigsResponse struct {
-	_              struct{}                               `kafka:"api=33,versions=0-2,flexible=2+"`
+	_              struct{}                               `kafka:"api=33,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                                  `kafka:"v=0+"`
 	Responses      []AlterConfigsResponseResourceResponse `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

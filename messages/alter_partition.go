@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterPartitionRequest is API key 56, versions 0-3, flexible from 0.
 type AlterPartitionRequest struct {
-	_           struct{}                         `kafka:"api=56,versions=0-3,flexible=0+"`
+	_           struct{}                         `kafka:"api=56,versions=0-3,flexible=0+,reqheader=0+:2"`
 	BrokerID    int32                            `kafka:"v=0+"`
 	BrokerEpoch int64                            `kafka:"v=0+,default=-1"`
 	Topics      []AlterPartitionRequestTopicData `kafka:"v=0+"`
@@ -74,7 +74,7 @@ func (v *AlterPartitionRequestBrokerState) Default() {
 
 // AlterPartitionResponse is API key 56, versions 0-3, flexible from 0.
 type AlterPartitionResponse struct {
-	_              struct{}                          `kafka:"api=56,versions=0-3,flexible=0+"`
+	_              struct{}                          `kafka:"api=56,versions=0-3,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                             `kafka:"v=0+"`
 	ErrorCode      int16                             `kafka:"v=0+"`
 	Topics         []AlterPartitionResponseTopicData `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterPartitionReassignmentsRequest is API key 45, versions 0-1, flexible from 0.
 type AlterPartitionReassignmentsRequest struct {
-	_                            struct{}                                              `kafka:"api=45,versions=0-1,flexible=0+"`
+	_                            struct{}                                              `kafka:"api=45,versions=0-1,flexible=0+,reqheader=0+:2"`
 	TimeoutMs                    int32                                                 `kafka:"v=0+,default=60000"`
 	AllowReplicationFactorChange bool                                                  `kafka:"v=1+,default=true"`
 	Topics                       []AlterPartitionReassignmentsRequestReassignableTopic `kafka:"v=0+"`
@@ -56,7 +56,7 @@ func (v *AlterPartitionReassignmentsRequestReassignablePartition) Default() {
 
 // AlterPartitionReassignmentsResponse is API key 45, versions 0-1, flexible from 0.
 type AlterPartitionReassignmentsResponse struct {
-	_                            struct{}                                                       `kafka:"api=45,versions=0-1,flexible=0+"`
+	_                            struct{}                                                       `kafka:"api=45,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs               int32                                                          `kafka:"v=0+"`
 	AllowReplicationFactorChange bool                                                           `kafka:"v=1+,default=true,ignorable"`
 	ErrorCode                    int16                                                          `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterReplicaLogDirsRequest is API key 34, versions 0-2, flexible from 2.
 type AlterReplicaLogDirsRequest struct {
-	_           struct{}                                       `kafka:"api=34,versions=0-2,flexible=2+"`
+	_           struct{}                                       `kafka:"api=34,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	Dirs        []AlterReplicaLogDirsRequestAlterReplicaLogDir `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -52,7 +52,7 @@ func (v *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) Default() {
 
 // AlterReplicaLogDirsResponse is API key 34, versions 0-2, flexible from 2.
 type AlterReplicaLogDirsResponse struct {
-	_              struct{}                                                   `kafka:"api=34,versions=0-2,flexible=2+"`
+	_              struct{}                                                   `kafka:"api=34,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                                                      `kafka:"v=0+"`
 	Results        []AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

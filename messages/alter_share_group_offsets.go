@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterShareGroupOffsetsRequest is API key 91, versions 0, flexible from 0.
 type AlterShareGroupOffsetsRequest struct {
-	_           struct{}                             `kafka:"api=91,versions=0,flexible=0+"`
+	_           struct{}                             `kafka:"api=91,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID     string                               `kafka:"v=0+"`
 	Topics      []AlterShareGroupOffsetsRequestTopic `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -53,7 +53,7 @@ func (v *AlterShareGroupOffsetsRequestPartition) Default() {
 
 // AlterShareGroupOffsetsResponse is API key 91, versions 0, flexible from 0.
 type AlterShareGroupOffsetsResponse struct {
-	_              struct{}                              `kafka:"api=91,versions=0,flexible=0+"`
+	_              struct{}                              `kafka:"api=91,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                 `kafka:"v=0+"`
 	ErrorCode      int16                                 `kafka:"v=0+"`
 	ErrorMessage   *string                               `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AlterUserScramCredentialsRequest is API key 51, versions 0, flexible from 0.
 type AlterUserScramCredentialsRequest struct {
-	_           struct{}                                                   `kafka:"api=51,versions=0,flexible=0+"`
+	_           struct{}                                                   `kafka:"api=51,versions=0,flexible=0+,reqheader=0+:2"`
 	Deletions   []AlterUserScramCredentialsRequestScramCredentialDeletion  `kafka:"v=0+"`
 	Upsertions  []AlterUserScramCredentialsRequestScramCredentialUpsertion `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -56,7 +56,7 @@ func (v *AlterUserScramCredentialsRequestScramCredentialUpsertion) Default() {
 
 // AlterUserScramCredentialsResponse is API key 51, versions 0, flexible from 0.
 type AlterUserScramCredentialsResponse struct {
-	_              struct{}                                  `kafka:"api=51,versions=0,flexible=0+"`
+	_              struct{}                                  `kafka:"api=51,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                     `kafka:"v=0+"`
 	Results        []AlterUserScramCredentialsResponseResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ApiVersionsRequest is API key 18, versions 0-5, flexible from 3.
 type ApiVersionsRequest struct {
-	_                     struct{} `kafka:"api=18,versions=0-5,flexible=3+"`
+	_                     struct{} `kafka:"api=18,versions=0-5,flexible=3+,reqheader=0-2:1/3+:2"`
 	ClientSoftwareName    string   `kafka:"v=3+,ignorable"`
 	ClientSoftwareVersion string   `kafka:"v=3+,ignorable"`
 	ClusterID             *string  `kafka:"v=5+,nullable=5+,default=null,ignorable"`
@@ -30,7 +30,7 @@ func (v *ApiVersionsRequest) Default() {
 
 // ApiVersionsResponse is API key 18, versions 0-5, flexible from 3.
 type ApiVersionsResponse struct {
-	_                      struct{}                                 `kafka:"api=18,versions=0-5,flexible=3+"`
+	_                      struct{}                                 `kafka:"api=18,versions=0-5,flexible=3+,respheader=0+:0"`
 	ErrorCode              int16                                    `kafka:"v=0+"`
 	ApiKeys                []ApiVersionsResponseApiVersion          `kafka:"v=0+"`
 	ThrottleTimeMs         int32                                    `kafka:"v=1+,ignorable"`

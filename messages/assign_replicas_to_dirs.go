@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AssignReplicasToDirsRequest is API key 73, versions 0, flexible from 0.
 type AssignReplicasToDirsRequest struct {
-	_           struct{}                                   `kafka:"api=73,versions=0,flexible=0+"`
+	_           struct{}                                   `kafka:"api=73,versions=0,flexible=0+,reqheader=0+:2"`
 	BrokerID    int32                                      `kafka:"v=0+"`
 	BrokerEpoch int64                                      `kafka:"v=0+,default=-1"`
 	Directories []AssignReplicasToDirsRequestDirectoryData `kafka:"v=0+"`
@@ -67,7 +67,7 @@ func (v *AssignReplicasToDirsRequestPartitionData) Default() {
 
 // AssignReplicasToDirsResponse is API key 73, versions 0, flexible from 0.
 type AssignReplicasToDirsResponse struct {
-	_              struct{}                                    `kafka:"api=73,versions=0,flexible=0+"`
+	_              struct{}                                    `kafka:"api=73,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                       `kafka:"v=0+"`
 	ErrorCode      int16                                       `kafka:"v=0+"`
 	Directories    []AssignReplicasToDirsResponseDirectoryData `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // BeginQuorumEpochRequest is API key 53, versions 0-1, flexible from 1.
 type BeginQuorumEpochRequest struct {
-	_               struct{}                                `kafka:"api=53,versions=0-1,flexible=1+"`
+	_               struct{}                                `kafka:"api=53,versions=0-1,flexible=1+,reqheader=0:1/1+:2"`
 	ClusterID       *string                                 `kafka:"v=0+,nullable=0+,default=null"`
 	VoterID         int32                                   `kafka:"v=1+,default=-1,ignorable"`
 	Topics          []BeginQuorumEpochRequestTopicData      `kafka:"v=0+"`
@@ -72,7 +72,7 @@ func (v *BeginQuorumEpochRequestLeaderEndpoint) Default() {
 
 // BeginQuorumEpochResponse is API key 53, versions 0-1, flexible from 1.
 type BeginQuorumEpochResponse struct {
-	_             struct{}                               `kafka:"api=53,versions=0-1,flexible=1+"`
+	_             struct{}                               `kafka:"api=53,versions=0-1,flexible=1+,respheader=0:0/1+:1"`
 	ErrorCode     int16                                  `kafka:"v=0+"`
 	Topics        []BeginQuorumEpochResponseTopicData    `kafka:"v=0+"`
 	NodeEndpoints []BeginQuorumEpochResponseNodeEndpoint `kafka:"v=1+,tag=0,tagged=1+"`

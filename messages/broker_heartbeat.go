@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // BrokerHeartbeatRequest is API key 63, versions 0-2, flexible from 0.
 type BrokerHeartbeatRequest struct {
-	_                     struct{}     `kafka:"api=63,versions=0-2,flexible=0+"`
+	_                     struct{}     `kafka:"api=63,versions=0-2,flexible=0+,reqheader=0+:2"`
 	BrokerID              int32        `kafka:"v=0+"`
 	BrokerEpoch           int64        `kafka:"v=0+,default=-1"`
 	CurrentMetadataOffset int64        `kafka:"v=0+"`
@@ -33,7 +33,7 @@ func (v *BrokerHeartbeatRequest) Default() {
 
 // BrokerHeartbeatResponse is API key 63, versions 0-2, flexible from 0.
 type BrokerHeartbeatResponse struct {
-	_              struct{} `kafka:"api=63,versions=0-2,flexible=0+"`
+	_              struct{} `kafka:"api=63,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	IsCaughtUp     bool     `kafka:"v=0+,default=false"`

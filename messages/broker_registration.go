@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // BrokerRegistrationRequest is API key 62, versions 0-4, flexible from 0.
 type BrokerRegistrationRequest struct {
-	_                   struct{}                            `kafka:"api=62,versions=0-4,flexible=0+"`
+	_                   struct{}                            `kafka:"api=62,versions=0-4,flexible=0+,reqheader=0+:2"`
 	BrokerID            int32                               `kafka:"v=0+"`
 	ClusterID           string                              `kafka:"v=0+"`
 	IncarnationID       kwire.UUID                          `kafka:"v=0+"`
@@ -64,7 +64,7 @@ func (v *BrokerRegistrationRequestFeature) Default() {
 
 // BrokerRegistrationResponse is API key 62, versions 0-4, flexible from 0.
 type BrokerRegistrationResponse struct {
-	_              struct{} `kafka:"api=62,versions=0-4,flexible=0+"`
+	_              struct{} `kafka:"api=62,versions=0-4,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	BrokerEpoch    int64    `kafka:"v=0+,default=-1"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ConsumerGroupHeartbeatRequest is API key 68, versions 0-1, flexible from 0.
 type ConsumerGroupHeartbeatRequest struct {
-	_                    struct{}                                       `kafka:"api=68,versions=0-1,flexible=0+"`
+	_                    struct{}                                       `kafka:"api=68,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupID              string                                         `kafka:"v=0+"`
 	MemberID             string                                         `kafka:"v=0+"`
 	MemberEpoch          int32                                          `kafka:"v=0+"`
@@ -49,7 +49,7 @@ func (v *ConsumerGroupHeartbeatRequestTopicPartitions) Default() {
 
 // ConsumerGroupHeartbeatResponse is API key 68, versions 0-1, flexible from 0.
 type ConsumerGroupHeartbeatResponse struct {
-	_                   struct{}                                  `kafka:"api=68,versions=0-1,flexible=0+"`
+	_                   struct{}                                  `kafka:"api=68,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs      int32                                     `kafka:"v=0+"`
 	ErrorCode           int16                                     `kafka:"v=0+"`
 	ErrorMessage        *string                                   `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ControlledShutdownRequest is API key 7, versions 0-3, flexible from 3.
 type ControlledShutdownRequest struct {
-	_           struct{} `kafka:"api=7,versions=0-3,flexible=3+"`
+	_           struct{} `kafka:"api=7,versions=0-3,flexible=3+,reqheader=0:0/1-2:1/3+:2"`
 	BrokerID    int32    `kafka:"v=0+"`
 	BrokerEpoch int64    `kafka:"v=2+,default=-1,ignorable"`
 	UnknownTags kwire.UnknownTags
@@ -28,7 +28,7 @@ func (v *ControlledShutdownRequest) Default() {
 
 // ControlledShutdownResponse is API key 7, versions 0-3, flexible from 3.
 type ControlledShutdownResponse struct {
-	_                   struct{}                                       `kafka:"api=7,versions=0-3,flexible=3+"`
+	_                   struct{}                                       `kafka:"api=7,versions=0-3,flexible=3+,respheader=0-2:0/3+:1"`
 	ErrorCode           int16                                          `kafka:"v=0+"`
 	RemainingPartitions []ControlledShutdownResponseRemainingPartition `kafka:"v=0+"`
 	UnknownTags         kwire.UnknownTags

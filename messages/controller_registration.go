@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ControllerRegistrationRequest is API key 70, versions 0, flexible from 0.
 type ControllerRegistrationRequest struct {
-	_                struct{}                                `kafka:"api=70,versions=0,flexible=0+"`
+	_                struct{}                                `kafka:"api=70,versions=0,flexible=0+,reqheader=0+:2"`
 	ControllerID     int32                                   `kafka:"v=0+"`
 	IncarnationID    kwire.UUID                              `kafka:"v=0+"`
 	ZkMigrationReady bool                                    `kafka:"v=0+"`
@@ -59,7 +59,7 @@ func (v *ControllerRegistrationRequestFeature) Default() {
 
 // ControllerRegistrationResponse is API key 70, versions 0, flexible from 0.
 type ControllerRegistrationResponse struct {
-	_              struct{} `kafka:"api=70,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=70,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // CreateAclsRequest is API key 30, versions 0-3, flexible from 2.
 type CreateAclsRequest struct {
-	_           struct{}                       `kafka:"api=30,versions=0-3,flexible=2+"`
+	_           struct{}                       `kafka:"api=30,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	Creations   []CreateAclsRequestAclCreation `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -45,7 +45,7 @@ func (v *CreateAclsRequestAclCreation) Default() {
 
 // CreateAclsResponse is API key 30, versions 0-3, flexible from 2.
 type CreateAclsResponse struct {
-	_              struct{}                              `kafka:"api=30,versions=0-3,flexible=2+"`
+	_              struct{}                              `kafka:"api=30,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                                 `kafka:"v=0+"`
 	Results        []CreateAclsResponseAclCreationResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // CreateDelegationTokenRequest is API key 38, versions 0-3, flexible from 2.
 type CreateDelegationTokenRequest struct {
-	_                  struct{}                                        `kafka:"api=38,versions=0-3,flexible=2+"`
+	_                  struct{}                                        `kafka:"api=38,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	OwnerPrincipalType *string                                         `kafka:"v=3+,nullable=3+"`
 	OwnerPrincipalName *string                                         `kafka:"v=3+,nullable=3+"`
 	Renewers           []CreateDelegationTokenRequestCreatableRenewers `kafka:"v=0+"`
@@ -42,7 +42,7 @@ func (v *CreateDelegationTokenRequestCreatableRenewers) Default() {
 
 // CreateDelegationTokenResponse is API key 38, versions 0-3, flexible from 2.
 type CreateDelegationTokenResponse struct {
-	_                           struct{} `kafka:"api=38,versions=0-3,flexible=2+"`
+	_                           struct{} `kafka:"api=38,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ErrorCode                   int16    `kafka:"v=0+"`
 	PrincipalType               string   `kafka:"v=0+"`
 	PrincipalName               string   `kafka:"v=0+"`

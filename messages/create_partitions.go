@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // CreatePartitionsRequest is API key 37, versions 0-3, flexible from 2.
 type CreatePartitionsRequest struct {
-	_            struct{}                       `kafka:"api=37,versions=0-3,flexible=2+"`
+	_            struct{}                       `kafka:"api=37,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	Topics       []CreatePartitionsRequestTopic `kafka:"v=0+"`
 	TimeoutMs    int32                          `kafka:"v=0+"`
 	ValidateOnly bool                           `kafka:"v=0+"`
@@ -54,7 +54,7 @@ func (v *CreatePartitionsRequestAssignment) Default() {
 
 // CreatePartitionsResponse is API key 37, versions 0-3, flexible from 2.
 type CreatePartitionsResponse struct {
-	_              struct{}                              `kafka:"api=37,versions=0-3,flexible=2+"`
+	_              struct{}                              `kafka:"api=37,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                                 `kafka:"v=0+"`
 	Results        []CreatePartitionsResponseTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // CreateTopicsRequest is API key 19, versions 0-7, flexible from 5.
 type CreateTopicsRequest struct {
-	_            struct{}                            `kafka:"api=19,versions=0-7,flexible=5+"`
+	_            struct{}                            `kafka:"api=19,versions=0-7,flexible=5+,reqheader=0-4:1/5+:2"`
 	Topics       []CreateTopicsRequestCreatableTopic `kafka:"v=0+"`
 	TimeoutMs    int32                               `kafka:"v=0+,default=60000"`
 	ValidateOnly bool                                `kafka:"v=1+,default=false"`
@@ -71,7 +71,7 @@ func (v *CreateTopicsRequestCreatableTopicConfig) Default() {
 
 // CreateTopicsResponse is API key 19, versions 0-7, flexible from 5.
 type CreateTopicsResponse struct {
-	_              struct{}                                   `kafka:"api=19,versions=0-7,flexible=5+"`
+	_              struct{}                                   `kafka:"api=19,versions=0-7,flexible=5+,respheader=0-4:0/5+:1"`
 	ThrottleTimeMs int32                                      `kafka:"v=2+,ignorable"`
 	Topics         []CreateTopicsResponseCreatableTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteAclsRequest is API key 31, versions 0-3, flexible from 2.
 type DeleteAclsRequest struct {
-	_           struct{}                  `kafka:"api=31,versions=0-3,flexible=2+"`
+	_           struct{}                  `kafka:"api=31,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	Filters     []DeleteAclsRequestFilter `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -45,7 +45,7 @@ func (v *DeleteAclsRequestFilter) Default() {
 
 // DeleteAclsResponse is API key 31, versions 0-3, flexible from 2.
 type DeleteAclsResponse struct {
-	_              struct{}                         `kafka:"api=31,versions=0-3,flexible=2+"`
+	_              struct{}                         `kafka:"api=31,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                            `kafka:"v=0+"`
 	FilterResults  []DeleteAclsResponseFilterResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

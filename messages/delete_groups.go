@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteGroupsRequest is API key 42, versions 0-3, flexible from 2.
 type DeleteGroupsRequest struct {
-	_           struct{} `kafka:"api=42,versions=0-3,flexible=2+"`
+	_           struct{} `kafka:"api=42,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	GroupsNames []string `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *DeleteGroupsRequest) Default() {
 
 // DeleteGroupsResponse is API key 42, versions 0-3, flexible from 2.
 type DeleteGroupsResponse struct {
-	_              struct{}                                   `kafka:"api=42,versions=0-3,flexible=2+"`
+	_              struct{}                                   `kafka:"api=42,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                                      `kafka:"v=0+"`
 	Results        []DeleteGroupsResponseDeletableGroupResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteRecordsRequest is API key 21, versions 0-2, flexible from 2.
 type DeleteRecordsRequest struct {
-	_           struct{}                    `kafka:"api=21,versions=0-2,flexible=2+"`
+	_           struct{}                    `kafka:"api=21,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	Topics      []DeleteRecordsRequestTopic `kafka:"v=0+"`
 	TimeoutMs   int32                       `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -53,7 +53,7 @@ func (v *DeleteRecordsRequestPartition) Default() {
 
 // DeleteRecordsResponse is API key 21, versions 0-2, flexible from 2.
 type DeleteRecordsResponse struct {
-	_              struct{}                           `kafka:"api=21,versions=0-2,flexible=2+"`
+	_              struct{}                           `kafka:"api=21,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                              `kafka:"v=0+"`
 	Topics         []DeleteRecordsResponseTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

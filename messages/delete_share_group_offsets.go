@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteShareGroupOffsetsRequest is API key 92, versions 0, flexible from 0.
 type DeleteShareGroupOffsetsRequest struct {
-	_           struct{}                              `kafka:"api=92,versions=0,flexible=0+"`
+	_           struct{}                              `kafka:"api=92,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                `kafka:"v=0+"`
 	Topics      []DeleteShareGroupOffsetsRequestTopic `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -39,7 +39,7 @@ func (v *DeleteShareGroupOffsetsRequestTopic) Default() {
 
 // DeleteShareGroupOffsetsResponse is API key 92, versions 0, flexible from 0.
 type DeleteShareGroupOffsetsResponse struct {
-	_              struct{}                               `kafka:"api=92,versions=0,flexible=0+"`
+	_              struct{}                               `kafka:"api=92,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                  `kafka:"v=0+"`
 	ErrorCode      int16                                  `kafka:"v=0+"`
 	ErrorMessage   *string                                `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteShareGroupStateRequest is API key 86, versions 0, flexible from 0.
 type DeleteShareGroupStateRequest struct {
-	_           struct{}                                      `kafka:"api=86,versions=0,flexible=0+"`
+	_           struct{}                                      `kafka:"api=86,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                        `kafka:"v=0+"`
 	Topics      []DeleteShareGroupStateRequestDeleteStateData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -52,7 +52,7 @@ func (v *DeleteShareGroupStateRequestPartitionData) Default() {
 
 // DeleteShareGroupStateResponse is API key 86, versions 0, flexible from 0.
 type DeleteShareGroupStateResponse struct {
-	_           struct{}                                         `kafka:"api=86,versions=0,flexible=0+"`
+	_           struct{}                                         `kafka:"api=86,versions=0,flexible=0+,respheader=0+:1"`
 	Results     []DeleteShareGroupStateResponseDeleteStateResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

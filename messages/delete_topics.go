@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DeleteTopicsRequest is API key 20, versions 0-6, flexible from 4.
 type DeleteTopicsRequest struct {
-	_           struct{}                              `kafka:"api=20,versions=0-6,flexible=4+"`
+	_           struct{}                              `kafka:"api=20,versions=0-6,flexible=4+,reqheader=0-3:1/4+:2"`
 	Topics      []DeleteTopicsRequestDeleteTopicState `kafka:"v=6+"`
 	TopicNames  []string                              `kafka:"v=0-5,ignorable"`
 	TimeoutMs   int32                                 `kafka:"v=0+"`
@@ -41,7 +41,7 @@ func (v *DeleteTopicsRequestDeleteTopicState) Default() {
 
 // DeleteTopicsResponse is API key 20, versions 0-6, flexible from 4.
 type DeleteTopicsResponse struct {
-	_              struct{}                                   `kafka:"api=20,versions=0-6,flexible=4+"`
+	_              struct{}                                   `kafka:"api=20,versions=0-6,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32                                      `kafka:"v=1+,ignorable"`
 	Responses      []DeleteTopicsResponseDeletableTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeAclsRequest is API key 29, versions 0-3, flexible from 2.
 type DescribeAclsRequest struct {
-	_                  struct{} `kafka:"api=29,versions=0-3,flexible=2+"`
+	_                  struct{} `kafka:"api=29,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	ResourceTypeFilter int8     `kafka:"v=0+"`
 	ResourceNameFilter *string  `kafka:"v=0+,nullable=0+"`
 	PatternTypeFilter  int8     `kafka:"v=1+,default=3"`
@@ -33,7 +33,7 @@ func (v *DescribeAclsRequest) Default() {
 
 // DescribeAclsResponse is API key 29, versions 0-3, flexible from 2.
 type DescribeAclsResponse struct {
-	_              struct{}                       `kafka:"api=29,versions=0-3,flexible=2+"`
+	_              struct{}                       `kafka:"api=29,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                          `kafka:"v=0+"`
 	ErrorCode      int16                          `kafka:"v=0+"`
 	ErrorMessage   *string                        `kafka:"v=0+,nullable=0+"`

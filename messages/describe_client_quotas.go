@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeClientQuotasRequest is API key 48, versions 0-1, flexible from 1.
 type DescribeClientQuotasRequest struct {
-	_           struct{}                                   `kafka:"api=48,versions=0-1,flexible=1+"`
+	_           struct{}                                   `kafka:"api=48,versions=0-1,flexible=1+,reqheader=0:1/1+:2"`
 	Components  []DescribeClientQuotasRequestComponentData `kafka:"v=0+"`
 	Strict      bool                                       `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -41,7 +41,7 @@ func (v *DescribeClientQuotasRequestComponentData) Default() {
 
 // DescribeClientQuotasResponse is API key 48, versions 0-1, flexible from 1.
 type DescribeClientQuotasResponse struct {
-	_              struct{}                                `kafka:"api=48,versions=0-1,flexible=1+"`
+	_              struct{}                                `kafka:"api=48,versions=0-1,flexible=1+,respheader=0:0/1+:1"`
 	ThrottleTimeMs int32                                   `kafka:"v=0+"`
 	ErrorCode      int16                                   `kafka:"v=0+"`
 	ErrorMessage   *string                                 `kafka:"v=0+,nullable=0+"`

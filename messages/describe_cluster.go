@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeClusterRequest is API key 60, versions 0-2, flexible from 0.
 type DescribeClusterRequest struct {
-	_                                  struct{} `kafka:"api=60,versions=0-2,flexible=0+"`
+	_                                  struct{} `kafka:"api=60,versions=0-2,flexible=0+,reqheader=0+:2"`
 	IncludeClusterAuthorizedOperations bool     `kafka:"v=0+"`
 	EndpointType                       int8     `kafka:"v=1+,default=1"`
 	IncludeFencedBrokers               bool     `kafka:"v=2+"`
@@ -29,7 +29,7 @@ func (v *DescribeClusterRequest) Default() {
 
 // DescribeClusterResponse is API key 60, versions 0-2, flexible from 0.
 type DescribeClusterResponse struct {
-	_                           struct{}                        `kafka:"api=60,versions=0-2,flexible=0+"`
+	_                           struct{}                        `kafka:"api=60,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs              int32                           `kafka:"v=0+"`
 	ErrorCode                   int16                           `kafka:"v=0+"`
 	ErrorMessage                *string                         `kafka:"v=0+,nullable=0+,default=null"`

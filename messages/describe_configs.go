@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeConfigsRequest is API key 32, versions 0-4, flexible from 4.
 type DescribeConfigsRequest struct {
-	_                    struct{}                         `kafka:"api=32,versions=0-4,flexible=4+"`
+	_                    struct{}                         `kafka:"api=32,versions=0-4,flexible=4+,reqheader=0-3:1/4+:2"`
 	Resources            []DescribeConfigsRequestResource `kafka:"v=0+"`
 	IncludeSynonyms      bool                             `kafka:"v=1+,default=false"`
 	IncludeDocumentation bool                             `kafka:"v=3+,default=false"`
@@ -42,7 +42,7 @@ func (v *DescribeConfigsRequestResource) Default() {
 
 // DescribeConfigsResponse is API key 32, versions 0-4, flexible from 4.
 type DescribeConfigsResponse struct {
-	_              struct{}                        `kafka:"api=32,versions=0-4,flexible=4+"`
+	_              struct{}                        `kafka:"api=32,versions=0-4,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32                           `kafka:"v=0+"`
 	Results        []DescribeConfigsResponseResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeDelegationTokenRequest is API key 41, versions 0-3, flexible from 2.
 type DescribeDelegationTokenRequest struct {
-	_           struct{}                              `kafka:"api=41,versions=0-3,flexible=2+"`
+	_           struct{}                              `kafka:"api=41,versions=0-3,flexible=2+,reqheader=0-1:1/2+:2"`
 	Owners      []DescribeDelegationTokenRequestOwner `kafka:"v=0+,nullable=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -39,7 +39,7 @@ func (v *DescribeDelegationTokenRequestOwner) Default() {
 
 // DescribeDelegationTokenResponse is API key 41, versions 0-3, flexible from 2.
 type DescribeDelegationTokenResponse struct {
-	_              struct{}                                                  `kafka:"api=41,versions=0-3,flexible=2+"`
+	_              struct{}                                                  `kafka:"api=41,versions=0-3,flexible=2+,respheader=0-1:0/2+:1"`
 	ErrorCode      int16                                                     `kafka:"v=0+"`
 	Tokens         []DescribeDelegationTokenResponseDescribedDelegationToken `kafka:"v=0+"`
 	ThrottleTimeMs int32                                                     `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeGroupsRequest is API key 15, versions 0-6, flexible from 5.
 type DescribeGroupsRequest struct {
-	_                           struct{} `kafka:"api=15,versions=0-6,flexible=5+"`
+	_                           struct{} `kafka:"api=15,versions=0-6,flexible=5+,reqheader=0-4:1/5+:2"`
 	Groups                      []string `kafka:"v=0+"`
 	IncludeAuthorizedOperations bool     `kafka:"v=3+"`
 	UnknownTags                 kwire.UnknownTags
@@ -27,7 +27,7 @@ func (v *DescribeGroupsRequest) Default() {
 
 // DescribeGroupsResponse is API key 15, versions 0-6, flexible from 5.
 type DescribeGroupsResponse struct {
-	_              struct{}                               `kafka:"api=15,versions=0-6,flexible=5+"`
+	_              struct{}                               `kafka:"api=15,versions=0-6,flexible=5+,respheader=0-4:0/5+:1"`
 	ThrottleTimeMs int32                                  `kafka:"v=1+,ignorable"`
 	Groups         []DescribeGroupsResponseDescribedGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeLogDirsRequest is API key 35, versions 0-5, flexible from 2.
 type DescribeLogDirsRequest struct {
-	_           struct{}                                       `kafka:"api=35,versions=0-5,flexible=2+"`
+	_           struct{}                                       `kafka:"api=35,versions=0-5,flexible=2+,reqheader=0-1:1/2+:2"`
 	Topics      []DescribeLogDirsRequestDescribableLogDirTopic `kafka:"v=0+,nullable=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -39,7 +39,7 @@ func (v *DescribeLogDirsRequestDescribableLogDirTopic) Default() {
 
 // DescribeLogDirsResponse is API key 35, versions 0-5, flexible from 2.
 type DescribeLogDirsResponse struct {
-	_              struct{}                        `kafka:"api=35,versions=0-5,flexible=2+"`
+	_              struct{}                        `kafka:"api=35,versions=0-5,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs int32                           `kafka:"v=0+"`
 	ErrorCode      int16                           `kafka:"v=3+,ignorable"`
 	Results        []DescribeLogDirsResponseResult `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeProducersRequest is API key 61, versions 0, flexible from 0.
 type DescribeProducersRequest struct {
-	_           struct{}                               `kafka:"api=61,versions=0,flexible=0+"`
+	_           struct{}                               `kafka:"api=61,versions=0,flexible=0+,reqheader=0+:2"`
 	Topics      []DescribeProducersRequestTopicRequest `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -39,7 +39,7 @@ func (v *DescribeProducersRequestTopicRequest) Default() {
 
 // DescribeProducersResponse is API key 61, versions 0, flexible from 0.
 type DescribeProducersResponse struct {
-	_              struct{}                                 `kafka:"api=61,versions=0,flexible=0+"`
+	_              struct{}                                 `kafka:"api=61,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                    `kafka:"v=0+"`
 	Topics         []DescribeProducersResponseTopicResponse `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

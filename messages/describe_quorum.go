@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeQuorumRequest is API key 55, versions 0-2, flexible from 0.
 type DescribeQuorumRequest struct {
-	_           struct{}                         `kafka:"api=55,versions=0-2,flexible=0+"`
+	_           struct{}                         `kafka:"api=55,versions=0-2,flexible=0+,reqheader=0+:2"`
 	Topics      []DescribeQuorumRequestTopicData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -51,7 +51,7 @@ func (v *DescribeQuorumRequestPartitionData) Default() {
 
 // DescribeQuorumResponse is API key 55, versions 0-2, flexible from 0.
 type DescribeQuorumResponse struct {
-	_            struct{}                          `kafka:"api=55,versions=0-2,flexible=0+"`
+	_            struct{}                          `kafka:"api=55,versions=0-2,flexible=0+,respheader=0+:1"`
 	ErrorCode    int16                             `kafka:"v=0+"`
 	ErrorMessage *string                           `kafka:"v=2+,nullable=2+,ignorable"`
 	Topics       []DescribeQuorumResponseTopicData `kafka:"v=0+"`

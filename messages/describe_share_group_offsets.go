@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeShareGroupOffsetsRequest is API key 90, versions 0-1, flexible from 0.
 type DescribeShareGroupOffsetsRequest struct {
-	_           struct{}                                `kafka:"api=90,versions=0-1,flexible=0+"`
+	_           struct{}                                `kafka:"api=90,versions=0-1,flexible=0+,reqheader=0+:2"`
 	Groups      []DescribeShareGroupOffsetsRequestGroup `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -52,7 +52,7 @@ func (v *DescribeShareGroupOffsetsRequestTopic) Default() {
 
 // DescribeShareGroupOffsetsResponse is API key 90, versions 0-1, flexible from 0.
 type DescribeShareGroupOffsetsResponse struct {
-	_              struct{}                                 `kafka:"api=90,versions=0-1,flexible=0+"`
+	_              struct{}                                 `kafka:"api=90,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                    `kafka:"v=0+"`
 	Groups         []DescribeShareGroupOffsetsResponseGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

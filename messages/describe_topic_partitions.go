@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeTopicPartitionsRequest is API key 75, versions 0, flexible from 0.
 type DescribeTopicPartitionsRequest struct {
-	_                      struct{}                                     `kafka:"api=75,versions=0,flexible=0+"`
+	_                      struct{}                                     `kafka:"api=75,versions=0,flexible=0+,reqheader=0+:2"`
 	Topics                 []DescribeTopicPartitionsRequestTopicRequest `kafka:"v=0+"`
 	ResponsePartitionLimit int32                                        `kafka:"v=0+,default=2000"`
 	Cursor                 *DescribeTopicPartitionsRequestCursor        `kafka:"v=0+,nullable=0+,default=null"`
@@ -54,7 +54,7 @@ func (v *DescribeTopicPartitionsRequestCursor) Default() {
 
 // DescribeTopicPartitionsResponse is API key 75, versions 0, flexible from 0.
 type DescribeTopicPartitionsResponse struct {
-	_              struct{}                               `kafka:"api=75,versions=0,flexible=0+"`
+	_              struct{}                               `kafka:"api=75,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                  `kafka:"v=0+,ignorable"`
 	Topics         []DescribeTopicPartitionsResponseTopic `kafka:"v=0+"`
 	NextCursor     *DescribeTopicPartitionsResponseCursor `kafka:"v=0+,nullable=0+,default=null"`

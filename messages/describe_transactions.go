@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeTransactionsRequest is API key 65, versions 0, flexible from 0.
 type DescribeTransactionsRequest struct {
-	_                struct{} `kafka:"api=65,versions=0,flexible=0+"`
+	_                struct{} `kafka:"api=65,versions=0,flexible=0+,reqheader=0+:2"`
 	TransactionalIDs []string `kafka:"v=0+"`
 	UnknownTags      kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *DescribeTransactionsRequest) Default() {
 
 // DescribeTransactionsResponse is API key 65, versions 0, flexible from 0.
 type DescribeTransactionsResponse struct {
-	_                 struct{}                                       `kafka:"api=65,versions=0,flexible=0+"`
+	_                 struct{}                                       `kafka:"api=65,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs    int32                                          `kafka:"v=0+"`
 	TransactionStates []DescribeTransactionsResponseTransactionState `kafka:"v=0+"`
 	UnknownTags       kwire.UnknownTags

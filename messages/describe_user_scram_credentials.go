@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // DescribeUserScramCredentialsRequest is API key 50, versions 0, flexible from 0.
 type DescribeUserScramCredentialsRequest struct {
-	_           struct{}                                      `kafka:"api=50,versions=0,flexible=0+"`
+	_           struct{}                                      `kafka:"api=50,versions=0,flexible=0+,reqheader=0+:2"`
 	Users       []DescribeUserScramCredentialsRequestUserName `kafka:"v=0+,nullable=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -38,7 +38,7 @@ func (v *DescribeUserScramCredentialsRequestUserName) Default() {
 
 // DescribeUserScramCredentialsResponse is API key 50, versions 0, flexible from 0.
 type DescribeUserScramCredentialsResponse struct {
-	_              struct{}                                     `kafka:"api=50,versions=0,flexible=0+"`
+	_              struct{}                                     `kafka:"api=50,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                        `kafka:"v=0+"`
 	ErrorCode      int16                                        `kafka:"v=0+"`
 	ErrorMessage   *string                                      `kafka:"v=0+,nullable=0+"`

@@ -136,3 +136,40 @@ func vendorFrame(t *testing.T, api messages.API, version int16) []byte {
 	}
 	return frame
 }
+
+// TestHeaderTableAgreesWithKafka: the header table each generated struct
+// states (written by kwire gen from messages/schemas' headerVersions)
+// against Kafka's derivation, kwire.RequestHeaderVersion and
+// ResponseHeaderVersion, for every API and version of the shipped set;
+// and the registry answers the same.
+func TestHeaderTableAgreesWithKafka(t *testing.T) {
+	n := 0
+	for _, a := range messages.APIs() {
+		req, err := kwire.Describe(a.NewRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := kwire.Describe(a.NewResponse())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := a.MinVersion; v <= a.MaxVersion; v++ {
+			wantReq, wantResp := kwire.RequestHeaderVersion(a.Key, v, a.IsFlexible(v)), kwire.ResponseHeaderVersion(a.Key, a.IsFlexible(v))
+			if got := req.RequestHeaders.At(v); got != wantReq {
+				t.Errorf("%s v%d: request header v%d in the table, v%d derived", a.Name, v, got, wantReq)
+			}
+			if got := resp.ResponseHeaders.At(v); got != wantResp {
+				t.Errorf("%s v%d: response header v%d in the table, v%d derived", a.Name, v, got, wantResp)
+			}
+			rq, rs, ok := messages.Default.HeaderVersions(a.Key, v)
+			if !ok || rq != wantReq || rs != wantResp {
+				t.Errorf("%s v%d: the registry says request v%d, response v%d", a.Name, v, rq, rs)
+			}
+			n++
+		}
+	}
+	if n != 736/2 {
+		t.Errorf("%d API versions checked, the shipped set has 368", n)
+	}
+	t.Logf("%d API versions: request and response header agree with the derivation", n)
+}

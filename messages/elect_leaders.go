@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ElectLeadersRequest is API key 43, versions 0-2, flexible from 2.
 type ElectLeadersRequest struct {
-	_               struct{}                             `kafka:"api=43,versions=0-2,flexible=2+"`
+	_               struct{}                             `kafka:"api=43,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	ElectionType    int8                                 `kafka:"v=1+"`
 	TopicPartitions []ElectLeadersRequestTopicPartitions `kafka:"v=0+,nullable=0+"`
 	TimeoutMs       int32                                `kafka:"v=0+,default=60000"`
@@ -42,7 +42,7 @@ func (v *ElectLeadersRequestTopicPartitions) Default() {
 
 // ElectLeadersResponse is API key 43, versions 0-2, flexible from 2.
 type ElectLeadersResponse struct {
-	_                      struct{}                                    `kafka:"api=43,versions=0-2,flexible=2+"`
+	_                      struct{}                                    `kafka:"api=43,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs         int32                                       `kafka:"v=0+"`
 	ErrorCode              int16                                       `kafka:"v=1+"`
 	ReplicaElectionResults []ElectLeadersResponseReplicaElectionResult `kafka:"v=0+"`

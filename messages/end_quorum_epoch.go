@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // EndQuorumEpochRequest is API key 54, versions 0-1, flexible from 1.
 type EndQuorumEpochRequest struct {
-	_               struct{}                              `kafka:"api=54,versions=0-1,flexible=1+"`
+	_               struct{}                              `kafka:"api=54,versions=0-1,flexible=1+,reqheader=0:1/1+:2"`
 	ClusterID       *string                               `kafka:"v=0+,nullable=0+,default=null"`
 	Topics          []EndQuorumEpochRequestTopicData      `kafka:"v=0+"`
 	LeaderEndpoints []EndQuorumEpochRequestLeaderEndpoint `kafka:"v=1+,ignorable"`
@@ -84,7 +84,7 @@ func (v *EndQuorumEpochRequestLeaderEndpoint) Default() {
 
 // EndQuorumEpochResponse is API key 54, versions 0-1, flexible from 1.
 type EndQuorumEpochResponse struct {
-	_             struct{}                             `kafka:"api=54,versions=0-1,flexible=1+"`
+	_             struct{}                             `kafka:"api=54,versions=0-1,flexible=1+,respheader=0:0/1+:1"`
 	ErrorCode     int16                                `kafka:"v=0+"`
 	Topics        []EndQuorumEpochResponseTopicData    `kafka:"v=0+"`
 	NodeEndpoints []EndQuorumEpochResponseNodeEndpoint `kafka:"v=1+,tag=0,tagged=1+"`

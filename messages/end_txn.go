@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // EndTxnRequest is API key 26, versions 0-5, flexible from 3.
 type EndTxnRequest struct {
-	_               struct{} `kafka:"api=26,versions=0-5,flexible=3+"`
+	_               struct{} `kafka:"api=26,versions=0-5,flexible=3+,reqheader=0-2:1/3+:2"`
 	TransactionalID string   `kafka:"v=0+"`
 	ProducerID      int64    `kafka:"v=0+"`
 	ProducerEpoch   int16    `kafka:"v=0+"`
@@ -29,7 +29,7 @@ func (v *EndTxnRequest) Default() {
 
 // EndTxnResponse is API key 26, versions 0-5, flexible from 3.
 type EndTxnResponse struct {
-	_              struct{} `kafka:"api=26,versions=0-5,flexible=3+"`
+	_              struct{} `kafka:"api=26,versions=0-5,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ProducerID     int64    `kafka:"v=5+,default=-1,ignorable"`

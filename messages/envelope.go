@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // EnvelopeRequest is API key 58, versions 0, flexible from 0.
 type EnvelopeRequest struct {
-	_                 struct{} `kafka:"api=58,versions=0,flexible=0+"`
+	_                 struct{} `kafka:"api=58,versions=0,flexible=0+,reqheader=0+:2"`
 	RequestData       []byte   `kafka:"v=0+"`
 	RequestPrincipal  []byte   `kafka:"v=0+,nullable=0+"`
 	ClientHostAddress []byte   `kafka:"v=0+"`
@@ -28,7 +28,7 @@ func (v *EnvelopeRequest) Default() {
 
 // EnvelopeResponse is API key 58, versions 0, flexible from 0.
 type EnvelopeResponse struct {
-	_            struct{} `kafka:"api=58,versions=0,flexible=0+"`
+	_            struct{} `kafka:"api=58,versions=0,flexible=0+,respheader=0+:1"`
 	ResponseData []byte   `kafka:"v=0+,nullable=0+,default=null"`
 	ErrorCode    int16    `kafka:"v=0+"`
 	UnknownTags  kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // FetchRequest is API key 1, versions 0-18, flexible from 12.
 type FetchRequest struct {
-	_                   struct{}                     `kafka:"api=1,versions=0-18,flexible=12+"`
+	_                   struct{}                     `kafka:"api=1,versions=0-18,flexible=12+,reqheader=0-11:1/12+:2"`
 	ClusterID           *string                      `kafka:"v=12+,nullable=12+,tag=0,tagged=12+,default=null,ignorable"`
 	ReplicaID           int32                        `kafka:"v=0-14,default=-1"`
 	ReplicaState        FetchRequestReplicaState     `kafka:"v=15+,tag=1,tagged=15+"`
@@ -107,7 +107,7 @@ func (v *FetchRequestForgottenTopic) Default() {
 
 // FetchResponse is API key 1, versions 0-18, flexible from 12.
 type FetchResponse struct {
-	_              struct{}                              `kafka:"api=1,versions=0-18,flexible=12+"`
+	_              struct{}                              `kafka:"api=1,versions=0-18,flexible=12+,respheader=0-11:0/12+:1"`
 	ThrottleTimeMs int32                                 `kafka:"v=1+,ignorable"`
 	ErrorCode      int16                                 `kafka:"v=7+,ignorable"`
 	SessionID      int32                                 `kafka:"v=7+,default=0"`

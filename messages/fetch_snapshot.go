@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // FetchSnapshotRequest is API key 59, versions 0-1, flexible from 0.
 type FetchSnapshotRequest struct {
-	_           struct{}                            `kafka:"api=59,versions=0-1,flexible=0+"`
+	_           struct{}                            `kafka:"api=59,versions=0-1,flexible=0+,reqheader=0+:2"`
 	ClusterID   *string                             `kafka:"v=0+,nullable=0+,tag=0,tagged=0+,default=null"`
 	ReplicaID   int32                               `kafka:"v=0+,default=-1"`
 	MaxBytes    int32                               `kafka:"v=0+,default=0x7fffffff"`
@@ -74,7 +74,7 @@ func (v *FetchSnapshotRequestSnapshotID) Default() {
 
 // FetchSnapshotResponse is API key 59, versions 0-1, flexible from 0.
 type FetchSnapshotResponse struct {
-	_              struct{}                             `kafka:"api=59,versions=0-1,flexible=0+"`
+	_              struct{}                             `kafka:"api=59,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                `kafka:"v=0+,ignorable"`
 	ErrorCode      int16                                `kafka:"v=0+"`
 	Topics         []FetchSnapshotResponseTopicSnapshot `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // FindCoordinatorRequest is API key 10, versions 0-6, flexible from 3.
 type FindCoordinatorRequest struct {
-	_               struct{} `kafka:"api=10,versions=0-6,flexible=3+"`
+	_               struct{} `kafka:"api=10,versions=0-6,flexible=3+,reqheader=0-2:1/3+:2"`
 	Key             string   `kafka:"v=0-3"`
 	KeyType         int8     `kafka:"v=1+,default=0"`
 	CoordinatorKeys []string `kafka:"v=4+"`
@@ -28,7 +28,7 @@ func (v *FindCoordinatorRequest) Default() {
 
 // FindCoordinatorResponse is API key 10, versions 0-6, flexible from 3.
 type FindCoordinatorResponse struct {
-	_              struct{}                             `kafka:"api=10,versions=0-6,flexible=3+"`
+	_              struct{}                             `kafka:"api=10,versions=0-6,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs int32                                `kafka:"v=1+,ignorable"`
 	ErrorCode      int16                                `kafka:"v=0-3"`
 	ErrorMessage   *string                              `kafka:"v=1-3,nullable=1-3,ignorable"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // GetTelemetrySubscriptionsRequest is API key 71, versions 0, flexible from 0.
 type GetTelemetrySubscriptionsRequest struct {
-	_                struct{}   `kafka:"api=71,versions=0,flexible=0+"`
+	_                struct{}   `kafka:"api=71,versions=0,flexible=0+,reqheader=0+:2"`
 	ClientInstanceID kwire.UUID `kafka:"v=0+"`
 	UnknownTags      kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *GetTelemetrySubscriptionsRequest) Default() {
 
 // GetTelemetrySubscriptionsResponse is API key 71, versions 0, flexible from 0.
 type GetTelemetrySubscriptionsResponse struct {
-	_                        struct{}   `kafka:"api=71,versions=0,flexible=0+"`
+	_                        struct{}   `kafka:"api=71,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs           int32      `kafka:"v=0+"`
 	ErrorCode                int16      `kafka:"v=0+"`
 	ClientInstanceID         kwire.UUID `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // HeartbeatRequest is API key 12, versions 0-4, flexible from 4.
 type HeartbeatRequest struct {
-	_               struct{} `kafka:"api=12,versions=0-4,flexible=4+"`
+	_               struct{} `kafka:"api=12,versions=0-4,flexible=4+,reqheader=0-3:1/4+:2"`
 	GroupID         string   `kafka:"v=0+"`
 	GenerationID    int32    `kafka:"v=0+"`
 	MemberID        string   `kafka:"v=0+"`
@@ -29,7 +29,7 @@ func (v *HeartbeatRequest) Default() {
 
 // HeartbeatResponse is API key 12, versions 0-4, flexible from 4.
 type HeartbeatResponse struct {
-	_              struct{} `kafka:"api=12,versions=0-4,flexible=4+"`
+	_              struct{} `kafka:"api=12,versions=0-4,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32    `kafka:"v=1+,ignorable"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // IncrementalAlterConfigsRequest is API key 44, versions 0-1, flexible from 1.
 type IncrementalAlterConfigsRequest struct {
-	_            struct{}                                             `kafka:"api=44,versions=0-1,flexible=1+"`
+	_            struct{}                                             `kafka:"api=44,versions=0-1,flexible=1+,reqheader=0:1/1+:2"`
 	Resources    []IncrementalAlterConfigsRequestAlterConfigsResource `kafka:"v=0+"`
 	ValidateOnly bool                                                 `kafka:"v=0+"`
 	UnknownTags  kwire.UnknownTags
@@ -55,7 +55,7 @@ func (v *IncrementalAlterConfigsRequestAlterableConfig) Default() {
 
 // IncrementalAlterConfigsResponse is API key 44, versions 0-1, flexible from 1.
 type IncrementalAlterConfigsResponse struct {
-	_              struct{}                                                      `kafka:"api=44,versions=0-1,flexible=1+"`
+	_              struct{}                                                      `kafka:"api=44,versions=0-1,flexible=1+,respheader=0:0/1+:1"`
 	ThrottleTimeMs int32                                                         `kafka:"v=0+"`
 	Responses      []IncrementalAlterConfigsResponseAlterConfigsResourceResponse `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

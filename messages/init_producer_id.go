@@ -7,7 +7,7 @@ import "github.com/kwirelabs/kwire/kwire"
 // InitProducerIDRequest is API key 22, versions 0-6, flexible from 2.
 // The schema marks version 6 unstable.
 type InitProducerIDRequest struct {
-	_                    struct{} `kafka:"api=22,versions=0-6,flexible=2+"`
+	_                    struct{} `kafka:"api=22,versions=0-6,flexible=2+,reqheader=0-1:1/2+:2"`
 	TransactionalID      *string  `kafka:"v=0+,nullable=0+"`
 	TransactionTimeoutMs int32    `kafka:"v=0+"`
 	ProducerID           int64    `kafka:"v=3+,default=-1"`
@@ -34,7 +34,7 @@ func (v *InitProducerIDRequest) Default() {
 
 // InitProducerIDResponse is API key 22, versions 0-6, flexible from 2.
 type InitProducerIDResponse struct {
-	_                       struct{} `kafka:"api=22,versions=0-6,flexible=2+"`
+	_                       struct{} `kafka:"api=22,versions=0-6,flexible=2+,respheader=0-1:0/2+:1"`
 	ThrottleTimeMs          int32    `kafka:"v=0+,ignorable"`
 	ErrorCode               int16    `kafka:"v=0+"`
 	ProducerID              int64    `kafka:"v=0+,default=-1"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // InitializeShareGroupStateRequest is API key 83, versions 0, flexible from 0.
 type InitializeShareGroupStateRequest struct {
-	_           struct{}                                              `kafka:"api=83,versions=0,flexible=0+"`
+	_           struct{}                                              `kafka:"api=83,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                                `kafka:"v=0+"`
 	Topics      []InitializeShareGroupStateRequestInitializeStateData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -54,7 +54,7 @@ func (v *InitializeShareGroupStateRequestPartitionData) Default() {
 
 // InitializeShareGroupStateResponse is API key 83, versions 0, flexible from 0.
 type InitializeShareGroupStateResponse struct {
-	_           struct{}                                                 `kafka:"api=83,versions=0,flexible=0+"`
+	_           struct{}                                                 `kafka:"api=83,versions=0,flexible=0+,respheader=0+:1"`
 	Results     []InitializeShareGroupStateResponseInitializeStateResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

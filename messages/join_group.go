@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // JoinGroupRequest is API key 11, versions 0-9, flexible from 6.
 type JoinGroupRequest struct {
-	_                  struct{}                   `kafka:"api=11,versions=0-9,flexible=6+"`
+	_                  struct{}                   `kafka:"api=11,versions=0-9,flexible=6+,reqheader=0-5:1/6+:2"`
 	GroupID            string                     `kafka:"v=0+"`
 	SessionTimeoutMs   int32                      `kafka:"v=0+"`
 	RebalanceTimeoutMs int32                      `kafka:"v=1+,default=-1,ignorable"`
@@ -47,7 +47,7 @@ func (v *JoinGroupRequestProtocol) Default() {
 
 // JoinGroupResponse is API key 11, versions 0-9, flexible from 6.
 type JoinGroupResponse struct {
-	_              struct{}                  `kafka:"api=11,versions=0-9,flexible=6+"`
+	_              struct{}                  `kafka:"api=11,versions=0-9,flexible=6+,respheader=0-5:0/6+:1"`
 	ThrottleTimeMs int32                     `kafka:"v=2+,ignorable"`
 	ErrorCode      int16                     `kafka:"v=0+"`
 	GenerationID   int32                     `kafka:"v=0+,default=-1"`

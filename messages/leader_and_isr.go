@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // LeaderAndIsrRequest is API key 4, versions 0-7, flexible from 4.
 type LeaderAndIsrRequest struct {
-	_                        struct{}                            `kafka:"api=4,versions=0-7,flexible=4+"`
+	_                        struct{}                            `kafka:"api=4,versions=0-7,flexible=4+,reqheader=0-3:1/4+:2"`
 	ControllerID             int32                               `kafka:"v=0+"`
 	IsKRaftController        bool                                `kafka:"v=7+,default=false"`
 	ControllerEpoch          int32                               `kafka:"v=0+"`
@@ -85,7 +85,7 @@ func (v *LeaderAndIsrRequestLiveLeader) Default() {
 
 // LeaderAndIsrResponse is API key 4, versions 0-7, flexible from 4.
 type LeaderAndIsrResponse struct {
-	_               struct{}                             `kafka:"api=4,versions=0-7,flexible=4+"`
+	_               struct{}                             `kafka:"api=4,versions=0-7,flexible=4+,respheader=0-3:0/4+:1"`
 	ErrorCode       int16                                `kafka:"v=0+"`
 	PartitionErrors []LeaderAndIsrResponsePartitionError `kafka:"v=0-4"`
 	Topics          []LeaderAndIsrResponseTopicError     `kafka:"v=5+"`

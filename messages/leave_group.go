@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // LeaveGroupRequest is API key 13, versions 0-5, flexible from 4.
 type LeaveGroupRequest struct {
-	_           struct{}                          `kafka:"api=13,versions=0-5,flexible=4+"`
+	_           struct{}                          `kafka:"api=13,versions=0-5,flexible=4+,reqheader=0-3:1/4+:2"`
 	GroupID     string                            `kafka:"v=0+"`
 	MemberID    string                            `kafka:"v=0-2"`
 	Members     []LeaveGroupRequestMemberIdentity `kafka:"v=3+"`
@@ -42,7 +42,7 @@ func (v *LeaveGroupRequestMemberIdentity) Default() {
 
 // LeaveGroupResponse is API key 13, versions 0-5, flexible from 4.
 type LeaveGroupResponse struct {
-	_              struct{}                           `kafka:"api=13,versions=0-5,flexible=4+"`
+	_              struct{}                           `kafka:"api=13,versions=0-5,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32                              `kafka:"v=1+,ignorable"`
 	ErrorCode      int16                              `kafka:"v=0+"`
 	Members        []LeaveGroupResponseMemberResponse `kafka:"v=3+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ListConfigResourcesRequest is API key 74, versions 0-1, flexible from 0.
 type ListConfigResourcesRequest struct {
-	_             struct{} `kafka:"api=74,versions=0-1,flexible=0+"`
+	_             struct{} `kafka:"api=74,versions=0-1,flexible=0+,reqheader=0+:2"`
 	ResourceTypes []int8   `kafka:"v=1+"`
 	UnknownTags   kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *ListConfigResourcesRequest) Default() {
 
 // ListConfigResourcesResponse is API key 74, versions 0-1, flexible from 0.
 type ListConfigResourcesResponse struct {
-	_               struct{}                                    `kafka:"api=74,versions=0-1,flexible=0+"`
+	_               struct{}                                    `kafka:"api=74,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs  int32                                       `kafka:"v=0+"`
 	ErrorCode       int16                                       `kafka:"v=0+"`
 	ConfigResources []ListConfigResourcesResponseConfigResource `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ListGroupsRequest is API key 16, versions 0-5, flexible from 3.
 type ListGroupsRequest struct {
-	_            struct{} `kafka:"api=16,versions=0-5,flexible=3+"`
+	_            struct{} `kafka:"api=16,versions=0-5,flexible=3+,reqheader=0-2:1/3+:2"`
 	StatesFilter []string `kafka:"v=4+"`
 	TypesFilter  []string `kafka:"v=5+"`
 	UnknownTags  kwire.UnknownTags
@@ -27,7 +27,7 @@ func (v *ListGroupsRequest) Default() {
 
 // ListGroupsResponse is API key 16, versions 0-5, flexible from 3.
 type ListGroupsResponse struct {
-	_              struct{}                        `kafka:"api=16,versions=0-5,flexible=3+"`
+	_              struct{}                        `kafka:"api=16,versions=0-5,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs int32                           `kafka:"v=1+,ignorable"`
 	ErrorCode      int16                           `kafka:"v=0+"`
 	Groups         []ListGroupsResponseListedGroup `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ListOffsetsRequest is API key 2, versions 0-11, flexible from 6.
 type ListOffsetsRequest struct {
-	_              struct{}                  `kafka:"api=2,versions=0-11,flexible=6+"`
+	_              struct{}                  `kafka:"api=2,versions=0-11,flexible=6+,reqheader=0-5:1/6+:2"`
 	ReplicaID      int32                     `kafka:"v=0+"`
 	IsolationLevel int8                      `kafka:"v=2+"`
 	Topics         []ListOffsetsRequestTopic `kafka:"v=0+"`
@@ -59,7 +59,7 @@ func (v *ListOffsetsRequestPartition) Default() {
 
 // ListOffsetsResponse is API key 2, versions 0-11, flexible from 6.
 type ListOffsetsResponse struct {
-	_              struct{}                           `kafka:"api=2,versions=0-11,flexible=6+"`
+	_              struct{}                           `kafka:"api=2,versions=0-11,flexible=6+,respheader=0-5:0/6+:1"`
 	ThrottleTimeMs int32                              `kafka:"v=2+,ignorable"`
 	Topics         []ListOffsetsResponseTopicResponse `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

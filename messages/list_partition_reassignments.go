@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ListPartitionReassignmentsRequest is API key 46, versions 0, flexible from 0.
 type ListPartitionReassignmentsRequest struct {
-	_           struct{}                                  `kafka:"api=46,versions=0,flexible=0+"`
+	_           struct{}                                  `kafka:"api=46,versions=0,flexible=0+,reqheader=0+:2"`
 	TimeoutMs   int32                                     `kafka:"v=0+,default=60000"`
 	Topics      []ListPartitionReassignmentsRequestTopics `kafka:"v=0+,nullable=0+,default=null"`
 	UnknownTags kwire.UnknownTags
@@ -41,7 +41,7 @@ func (v *ListPartitionReassignmentsRequestTopics) Default() {
 
 // ListPartitionReassignmentsResponse is API key 46, versions 0, flexible from 0.
 type ListPartitionReassignmentsResponse struct {
-	_              struct{}                                                     `kafka:"api=46,versions=0,flexible=0+"`
+	_              struct{}                                                     `kafka:"api=46,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                                        `kafka:"v=0+"`
 	ErrorCode      int16                                                        `kafka:"v=0+"`
 	ErrorMessage   *string                                                      `kafka:"v=0+,nullable=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ListTransactionsRequest is API key 66, versions 0-2, flexible from 0.
 type ListTransactionsRequest struct {
-	_                      struct{} `kafka:"api=66,versions=0-2,flexible=0+"`
+	_                      struct{} `kafka:"api=66,versions=0-2,flexible=0+,reqheader=0+:2"`
 	StateFilters           []string `kafka:"v=0+"`
 	ProducerIDFilters      []int64  `kafka:"v=0+"`
 	DurationFilter         int64    `kafka:"v=1+,default=-1"`
@@ -30,7 +30,7 @@ func (v *ListTransactionsRequest) Default() {
 
 // ListTransactionsResponse is API key 66, versions 0-2, flexible from 0.
 type ListTransactionsResponse struct {
-	_                   struct{}                                   `kafka:"api=66,versions=0-2,flexible=0+"`
+	_                   struct{}                                   `kafka:"api=66,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs      int32                                      `kafka:"v=0+"`
 	ErrorCode           int16                                      `kafka:"v=0+"`
 	UnknownStateFilters []string                                   `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // MetadataRequest is API key 3, versions 0-13, flexible from 9.
 type MetadataRequest struct {
-	_                                  struct{}               `kafka:"api=3,versions=0-13,flexible=9+"`
+	_                                  struct{}               `kafka:"api=3,versions=0-13,flexible=9+,reqheader=0-8:1/9+:2"`
 	Topics                             []MetadataRequestTopic `kafka:"v=0+,nullable=1+"`
 	AllowAutoTopicCreation             bool                   `kafka:"v=4+,default=true"`
 	IncludeClusterAuthorizedOperations bool                   `kafka:"v=8-10"`
@@ -43,7 +43,7 @@ func (v *MetadataRequestTopic) Default() {
 
 // MetadataResponse is API key 3, versions 0-13, flexible from 9.
 type MetadataResponse struct {
-	_                           struct{}                 `kafka:"api=3,versions=0-13,flexible=9+"`
+	_                           struct{}                 `kafka:"api=3,versions=0-13,flexible=9+,respheader=0-8:0/9+:1"`
 	ThrottleTimeMs              int32                    `kafka:"v=3+,ignorable"`
 	Brokers                     []MetadataResponseBroker `kafka:"v=0+"`
 	ClusterID                   *string                  `kafka:"v=2+,nullable=2+,default=null,ignorable"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // OffsetCommitRequest is API key 8, versions 0-10, flexible from 8.
 type OffsetCommitRequest struct {
-	_                         struct{}                   `kafka:"api=8,versions=0-10,flexible=8+"`
+	_                         struct{}                   `kafka:"api=8,versions=0-10,flexible=8+,reqheader=0-7:1/8+:2"`
 	GroupID                   string                     `kafka:"v=0+"`
 	GenerationIDOrMemberEpoch int32                      `kafka:"v=1+,default=-1,ignorable"`
 	MemberID                  string                     `kafka:"v=1+,ignorable"`
@@ -65,7 +65,7 @@ func (v *OffsetCommitRequestPartition) Default() {
 
 // OffsetCommitResponse is API key 8, versions 0-10, flexible from 8.
 type OffsetCommitResponse struct {
-	_              struct{}                    `kafka:"api=8,versions=0-10,flexible=8+"`
+	_              struct{}                    `kafka:"api=8,versions=0-10,flexible=8+,respheader=0-7:0/8+:1"`
 	ThrottleTimeMs int32                       `kafka:"v=3+,ignorable"`
 	Topics         []OffsetCommitResponseTopic `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -4,7 +4,7 @@ package messages
 
 // OffsetDeleteRequest is API key 47, versions 0, never flexible.
 type OffsetDeleteRequest struct {
-	_       struct{}                   `kafka:"api=47,versions=0,flexible=none"`
+	_       struct{}                   `kafka:"api=47,versions=0,flexible=none,reqheader=0+:1"`
 	GroupID string                     `kafka:"v=0+"`
 	Topics  []OffsetDeleteRequestTopic `kafka:"v=0+"`
 }
@@ -47,7 +47,7 @@ func (v *OffsetDeleteRequestPartition) Default() {
 
 // OffsetDeleteResponse is API key 47, versions 0, never flexible.
 type OffsetDeleteResponse struct {
-	_              struct{}                    `kafka:"api=47,versions=0,flexible=none"`
+	_              struct{}                    `kafka:"api=47,versions=0,flexible=none,respheader=0+:0"`
 	ErrorCode      int16                       `kafka:"v=0+"`
 	ThrottleTimeMs int32                       `kafka:"v=0+,ignorable"`
 	Topics         []OffsetDeleteResponseTopic `kafka:"v=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // OffsetFetchRequest is API key 9, versions 0-10, flexible from 6.
 type OffsetFetchRequest struct {
-	_             struct{}                  `kafka:"api=9,versions=0-10,flexible=6+"`
+	_             struct{}                  `kafka:"api=9,versions=0-10,flexible=6+,reqheader=0-5:1/6+:2"`
 	GroupID       string                    `kafka:"v=0-7"`
 	Topics        []OffsetFetchRequestTopic `kafka:"v=0-7,nullable=2-7"`
 	Groups        []OffsetFetchRequestGroup `kafka:"v=8+"`
@@ -72,7 +72,7 @@ func (v *OffsetFetchRequestTopics) Default() {
 
 // OffsetFetchResponse is API key 9, versions 0-10, flexible from 6.
 type OffsetFetchResponse struct {
-	_              struct{}                   `kafka:"api=9,versions=0-10,flexible=6+"`
+	_              struct{}                   `kafka:"api=9,versions=0-10,flexible=6+,respheader=0-5:0/6+:1"`
 	ThrottleTimeMs int32                      `kafka:"v=3+,ignorable"`
 	Topics         []OffsetFetchResponseTopic `kafka:"v=0-7"`
 	ErrorCode      int16                      `kafka:"v=2-7,default=0,ignorable"`

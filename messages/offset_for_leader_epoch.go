@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // OffsetForLeaderEpochRequest is API key 23, versions 0-4, flexible from 4.
 type OffsetForLeaderEpochRequest struct {
-	_           struct{}                                          `kafka:"api=23,versions=0-4,flexible=4+"`
+	_           struct{}                                          `kafka:"api=23,versions=0-4,flexible=4+,reqheader=0-3:1/4+:2"`
 	ReplicaID   int32                                             `kafka:"v=3+,default=-2,ignorable"`
 	Topics      []OffsetForLeaderEpochRequestOffsetForLeaderTopic `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -56,7 +56,7 @@ func (v *OffsetForLeaderEpochRequestOffsetForLeaderPartition) Default() {
 
 // OffsetForLeaderEpochResponse is API key 23, versions 0-4, flexible from 4.
 type OffsetForLeaderEpochResponse struct {
-	_              struct{}                                                 `kafka:"api=23,versions=0-4,flexible=4+"`
+	_              struct{}                                                 `kafka:"api=23,versions=0-4,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32                                                    `kafka:"v=2+,ignorable"`
 	Topics         []OffsetForLeaderEpochResponseOffsetForLeaderTopicResult `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ProduceRequest is API key 0, versions 0-13, flexible from 9.
 type ProduceRequest struct {
-	_               struct{}                         `kafka:"api=0,versions=0-13,flexible=9+"`
+	_               struct{}                         `kafka:"api=0,versions=0-13,flexible=9+,reqheader=0-8:1/9+:2"`
 	TransactionalID *string                          `kafka:"v=3+,nullable=3+,default=null"`
 	Acks            int16                            `kafka:"v=0+"`
 	TimeoutMs       int32                            `kafka:"v=0+"`
@@ -56,7 +56,7 @@ func (v *ProduceRequestPartitionProduceData) Default() {
 
 // ProduceResponse is API key 0, versions 0-13, flexible from 9.
 type ProduceResponse struct {
-	_              struct{}                              `kafka:"api=0,versions=0-13,flexible=9+"`
+	_              struct{}                              `kafka:"api=0,versions=0-13,flexible=9+,respheader=0-8:0/9+:1"`
 	Responses      []ProduceResponseTopicProduceResponse `kafka:"v=0+"`
 	ThrottleTimeMs int32                                 `kafka:"v=1+,default=0,ignorable"`
 	NodeEndpoints  []ProduceResponseNodeEndpoint         `kafka:"v=10+,tag=0,tagged=10+"`

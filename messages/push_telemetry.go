@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // PushTelemetryRequest is API key 72, versions 0, flexible from 0.
 type PushTelemetryRequest struct {
-	_                struct{}   `kafka:"api=72,versions=0,flexible=0+"`
+	_                struct{}   `kafka:"api=72,versions=0,flexible=0+,reqheader=0+:2"`
 	ClientInstanceID kwire.UUID `kafka:"v=0+"`
 	SubscriptionID   int32      `kafka:"v=0+"`
 	Terminating      bool       `kafka:"v=0+"`
@@ -30,7 +30,7 @@ func (v *PushTelemetryRequest) Default() {
 
 // PushTelemetryResponse is API key 72, versions 0, flexible from 0.
 type PushTelemetryResponse struct {
-	_              struct{} `kafka:"api=72,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=72,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ReadShareGroupStateRequest is API key 84, versions 0, flexible from 0.
 type ReadShareGroupStateRequest struct {
-	_           struct{}                                  `kafka:"api=84,versions=0,flexible=0+"`
+	_           struct{}                                  `kafka:"api=84,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                    `kafka:"v=0+"`
 	Topics      []ReadShareGroupStateRequestReadStateData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -53,7 +53,7 @@ func (v *ReadShareGroupStateRequestPartitionData) Default() {
 
 // ReadShareGroupStateResponse is API key 84, versions 0, flexible from 0.
 type ReadShareGroupStateResponse struct {
-	_           struct{}                                     `kafka:"api=84,versions=0,flexible=0+"`
+	_           struct{}                                     `kafka:"api=84,versions=0,flexible=0+,respheader=0+:1"`
 	Results     []ReadShareGroupStateResponseReadStateResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

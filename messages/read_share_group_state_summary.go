@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ReadShareGroupStateSummaryRequest is API key 87, versions 0-1, flexible from 0.
 type ReadShareGroupStateSummaryRequest struct {
-	_           struct{}                                                `kafka:"api=87,versions=0-1,flexible=0+"`
+	_           struct{}                                                `kafka:"api=87,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                                  `kafka:"v=0+"`
 	Topics      []ReadShareGroupStateSummaryRequestReadStateSummaryData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -53,7 +53,7 @@ func (v *ReadShareGroupStateSummaryRequestPartitionData) Default() {
 
 // ReadShareGroupStateSummaryResponse is API key 87, versions 0-1, flexible from 0.
 type ReadShareGroupStateSummaryResponse struct {
-	_           struct{}                                                   `kafka:"api=87,versions=0-1,flexible=0+"`
+	_           struct{}                                                   `kafka:"api=87,versions=0-1,flexible=0+,respheader=0+:1"`
 	Results     []ReadShareGroupStateSummaryResponseReadStateSummaryResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

@@ -53,6 +53,14 @@ type apiTable struct {
 	// replaced maps a key Replace gave to another API to the API the key
 	// held before the first replacement (Apache's, in a dialect).
 	replaced map[int16]API
+	headers  map[int16]*apiHeaders
+}
+
+// apiHeaders are an API's header tables, read from its structs' tags the
+// first time they are asked for.
+type apiHeaders struct {
+	once              sync.Once
+	request, response kwire.HeaderVersions
 }
 
 // Default is the registry the package-level functions (Lookup, APIs,
@@ -76,9 +84,10 @@ func (r *Registry) Clone() *Registry {
 }
 
 func newTable(list []API) *apiTable {
-	t := &apiTable{byKey: make(map[int16]API, len(list)), sorted: append([]API(nil), list...)}
+	t := &apiTable{byKey: make(map[int16]API, len(list)), sorted: append([]API(nil), list...), headers: make(map[int16]*apiHeaders, len(list))}
 	for _, a := range list {
 		t.byKey[a.Key] = a
+		t.headers[a.Key] = new(apiHeaders)
 	}
 	sort.Slice(t.sorted, func(i, j int) bool { return t.sorted[i].Key < t.sorted[j].Key })
 	return t
@@ -95,6 +104,27 @@ func (r *Registry) load() *apiTable {
 func (r *Registry) Lookup(key int16) (API, bool) {
 	a, ok := r.load().byKey[key]
 	return a, ok
+}
+
+// HeaderVersions returns the header versions version v of the API at
+// key travels with, as a request and as a response: the tables of its
+// structs (kwire.MessageInfo's RequestHeaders and ResponseHeaders), which
+// AppendRequest, ReadRequest and ReadResponse choose headers by too. ok
+// is false when the registry has no API at key.
+func (r *Registry) HeaderVersions(key, v int16) (request, response int16, ok bool) {
+	t := r.load()
+	a, ok := t.byKey[key]
+	if !ok {
+		return -1, -1, false
+	}
+	h := t.headers[key]
+	h.once.Do(func() {
+		// Register checked both structs' tags: Describe cannot fail.
+		req, _ := kwire.Describe(a.NewRequest())
+		resp, _ := kwire.Describe(a.NewResponse())
+		h.request, h.response = req.RequestHeaders, resp.ResponseHeaders
+	})
+	return h.request.At(v), h.response.At(v), true
 }
 
 // APIs returns every API of the registry, sorted by key.

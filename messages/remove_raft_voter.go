@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // RemoveRaftVoterRequest is API key 81, versions 0, flexible from 0.
 type RemoveRaftVoterRequest struct {
-	_                struct{}   `kafka:"api=81,versions=0,flexible=0+"`
+	_                struct{}   `kafka:"api=81,versions=0,flexible=0+,reqheader=0+:2"`
 	ClusterID        *string    `kafka:"v=0+,nullable=0+"`
 	VoterID          int32      `kafka:"v=0+"`
 	VoterDirectoryID kwire.UUID `kafka:"v=0+"`
@@ -28,7 +28,7 @@ func (v *RemoveRaftVoterRequest) Default() {
 
 // RemoveRaftVoterResponse is API key 81, versions 0, flexible from 0.
 type RemoveRaftVoterResponse struct {
-	_              struct{} `kafka:"api=81,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=81,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+,ignorable"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // RenewDelegationTokenRequest is API key 39, versions 0-2, flexible from 2.
 type RenewDelegationTokenRequest struct {
-	_             struct{} `kafka:"api=39,versions=0-2,flexible=2+"`
+	_             struct{} `kafka:"api=39,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	Hmac          []byte   `kafka:"v=0+"`
 	RenewPeriodMs int64    `kafka:"v=0+"`
 	UnknownTags   kwire.UnknownTags
@@ -27,7 +27,7 @@ func (v *RenewDelegationTokenRequest) Default() {
 
 // RenewDelegationTokenResponse is API key 39, versions 0-2, flexible from 2.
 type RenewDelegationTokenResponse struct {
-	_                 struct{} `kafka:"api=39,versions=0-2,flexible=2+"`
+	_                 struct{} `kafka:"api=39,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ErrorCode         int16    `kafka:"v=0+"`
 	ExpiryTimestampMs int64    `kafka:"v=0+"`
 	ThrottleTimeMs    int32    `kafka:"v=0+"`

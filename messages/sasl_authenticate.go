@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // SaslAuthenticateRequest is API key 36, versions 0-2, flexible from 2.
 type SaslAuthenticateRequest struct {
-	_           struct{} `kafka:"api=36,versions=0-2,flexible=2+"`
+	_           struct{} `kafka:"api=36,versions=0-2,flexible=2+,reqheader=0-1:1/2+:2"`
 	AuthBytes   []byte   `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *SaslAuthenticateRequest) Default() {
 
 // SaslAuthenticateResponse is API key 36, versions 0-2, flexible from 2.
 type SaslAuthenticateResponse struct {
-	_                 struct{} `kafka:"api=36,versions=0-2,flexible=2+"`
+	_                 struct{} `kafka:"api=36,versions=0-2,flexible=2+,respheader=0-1:0/2+:1"`
 	ErrorCode         int16    `kafka:"v=0+"`
 	ErrorMessage      *string  `kafka:"v=0+,nullable=0+"`
 	AuthBytes         []byte   `kafka:"v=0+"`

@@ -4,7 +4,7 @@ package messages
 
 // SaslHandshakeRequest is API key 17, versions 0-1, never flexible.
 type SaslHandshakeRequest struct {
-	_         struct{} `kafka:"api=17,versions=0-1,flexible=none"`
+	_         struct{} `kafka:"api=17,versions=0-1,flexible=none,reqheader=0+:1"`
 	Mechanism string   `kafka:"v=0+"`
 }
 
@@ -23,7 +23,7 @@ func (v *SaslHandshakeRequest) Default() {
 
 // SaslHandshakeResponse is API key 17, versions 0-1, never flexible.
 type SaslHandshakeResponse struct {
-	_          struct{} `kafka:"api=17,versions=0-1,flexible=none"`
+	_          struct{} `kafka:"api=17,versions=0-1,flexible=none,respheader=0+:0"`
 	ErrorCode  int16    `kafka:"v=0+"`
 	Mechanisms []string `kafka:"v=0+"`
 }

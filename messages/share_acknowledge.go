@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ShareAcknowledgeRequest is API key 79, versions 0-2, flexible from 0.
 type ShareAcknowledgeRequest struct {
-	_                 struct{}                                  `kafka:"api=79,versions=0-2,flexible=0+"`
+	_                 struct{}                                  `kafka:"api=79,versions=0-2,flexible=0+,reqheader=0+:2"`
 	GroupID           *string                                   `kafka:"v=0+,nullable=0+,default=null"`
 	MemberID          *string                                   `kafka:"v=0+,nullable=0+"`
 	ShareSessionEpoch int32                                     `kafka:"v=0+"`
@@ -70,7 +70,7 @@ func (v *ShareAcknowledgeRequestAcknowledgementBatch) Default() {
 
 // ShareAcknowledgeResponse is API key 79, versions 0-2, flexible from 0.
 type ShareAcknowledgeResponse struct {
-	_                        struct{}                                `kafka:"api=79,versions=0-2,flexible=0+"`
+	_                        struct{}                                `kafka:"api=79,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs           int32                                   `kafka:"v=0+"`
 	ErrorCode                int16                                   `kafka:"v=0+"`
 	ErrorMessage             *string                                 `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ShareFetchRequest is API key 78, versions 0-2, flexible from 0.
 type ShareFetchRequest struct {
-	_                   struct{}                          `kafka:"api=78,versions=0-2,flexible=0+"`
+	_                   struct{}                          `kafka:"api=78,versions=0-2,flexible=0+,reqheader=0+:2"`
 	GroupID             *string                           `kafka:"v=0+,nullable=0+,default=null"`
 	MemberID            *string                           `kafka:"v=0+,nullable=0+"`
 	ShareSessionEpoch   int32                             `kafka:"v=0+"`
@@ -92,7 +92,7 @@ func (v *ShareFetchRequestForgottenTopic) Default() {
 
 // ShareFetchResponse is API key 78, versions 0-2, flexible from 0.
 type ShareFetchResponse struct {
-	_                        struct{}                                        `kafka:"api=78,versions=0-2,flexible=0+"`
+	_                        struct{}                                        `kafka:"api=78,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs           int32                                           `kafka:"v=0+"`
 	ErrorCode                int16                                           `kafka:"v=0+"`
 	ErrorMessage             *string                                         `kafka:"v=0+,nullable=0+,default=null"`

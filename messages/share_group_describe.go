@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ShareGroupDescribeRequest is API key 77, versions 0-1, flexible from 0.
 type ShareGroupDescribeRequest struct {
-	_                           struct{} `kafka:"api=77,versions=0-1,flexible=0+"`
+	_                           struct{} `kafka:"api=77,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupIDs                    []string `kafka:"v=0+"`
 	IncludeAuthorizedOperations bool     `kafka:"v=0+"`
 	UnknownTags                 kwire.UnknownTags
@@ -27,7 +27,7 @@ func (v *ShareGroupDescribeRequest) Default() {
 
 // ShareGroupDescribeResponse is API key 77, versions 0-1, flexible from 0.
 type ShareGroupDescribeResponse struct {
-	_              struct{}                                   `kafka:"api=77,versions=0-1,flexible=0+"`
+	_              struct{}                                   `kafka:"api=77,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                      `kafka:"v=0+"`
 	Groups         []ShareGroupDescribeResponseDescribedGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

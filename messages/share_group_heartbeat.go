@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // ShareGroupHeartbeatRequest is API key 76, versions 0-1, flexible from 0.
 type ShareGroupHeartbeatRequest struct {
-	_                    struct{} `kafka:"api=76,versions=0-1,flexible=0+"`
+	_                    struct{} `kafka:"api=76,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupID              string   `kafka:"v=0+"`
 	MemberID             string   `kafka:"v=0+"`
 	MemberEpoch          int32    `kafka:"v=0+"`
@@ -30,7 +30,7 @@ func (v *ShareGroupHeartbeatRequest) Default() {
 
 // ShareGroupHeartbeatResponse is API key 76, versions 0-1, flexible from 0.
 type ShareGroupHeartbeatResponse struct {
-	_                   struct{}                               `kafka:"api=76,versions=0-1,flexible=0+"`
+	_                   struct{}                               `kafka:"api=76,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs      int32                                  `kafka:"v=0+"`
 	ErrorCode           int16                                  `kafka:"v=0+"`
 	ErrorMessage        *string                                `kafka:"v=0+,nullable=0+,default=null"`

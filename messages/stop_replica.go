@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // StopReplicaRequest is API key 5, versions 0-4, flexible from 2.
 type StopReplicaRequest struct {
-	_                   struct{}                        `kafka:"api=5,versions=0-4,flexible=2+"`
+	_                   struct{}                        `kafka:"api=5,versions=0-4,flexible=2+,reqheader=0-1:1/2+:2"`
 	ControllerID        int32                           `kafka:"v=0+"`
 	IsKRaftController   bool                            `kafka:"v=4+,default=false"`
 	ControllerEpoch     int32                           `kafka:"v=0+"`
@@ -88,7 +88,7 @@ func (v *StopReplicaRequestPartitionState) Default() {
 
 // StopReplicaResponse is API key 5, versions 0-4, flexible from 2.
 type StopReplicaResponse struct {
-	_               struct{}                            `kafka:"api=5,versions=0-4,flexible=2+"`
+	_               struct{}                            `kafka:"api=5,versions=0-4,flexible=2+,respheader=0-1:0/2+:1"`
 	ErrorCode       int16                               `kafka:"v=0+"`
 	PartitionErrors []StopReplicaResponsePartitionError `kafka:"v=0+"`
 	UnknownTags     kwire.UnknownTags

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // StreamsGroupDescribeRequest is API key 89, versions 0-1, flexible from 0.
 type StreamsGroupDescribeRequest struct {
-	_                           struct{} `kafka:"api=89,versions=0-1,flexible=0+"`
+	_                           struct{} `kafka:"api=89,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupIDs                    []string `kafka:"v=0+"`
 	IncludeAuthorizedOperations bool     `kafka:"v=0+"`
 	IncludeTopologyDescription  bool     `kafka:"v=1+,default=false"`
@@ -28,7 +28,7 @@ func (v *StreamsGroupDescribeRequest) Default() {
 
 // StreamsGroupDescribeResponse is API key 89, versions 0-1, flexible from 0.
 type StreamsGroupDescribeResponse struct {
-	_              struct{}                                     `kafka:"api=89,versions=0-1,flexible=0+"`
+	_              struct{}                                     `kafka:"api=89,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                        `kafka:"v=0+"`
 	Groups         []StreamsGroupDescribeResponseDescribedGroup `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

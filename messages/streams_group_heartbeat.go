@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // StreamsGroupHeartbeatRequest is API key 88, versions 0-1, flexible from 0.
 type StreamsGroupHeartbeatRequest struct {
-	_                        struct{}                                 `kafka:"api=88,versions=0-1,flexible=0+"`
+	_                        struct{}                                 `kafka:"api=88,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupID                  string                                   `kafka:"v=0+"`
 	MemberID                 string                                   `kafka:"v=0+"`
 	MemberEpoch              int32                                    `kafka:"v=0+"`
@@ -156,7 +156,7 @@ func (v *StreamsGroupHeartbeatRequestTaskOffset) Default() {
 
 // StreamsGroupHeartbeatResponse is API key 88, versions 0-1, flexible from 0.
 type StreamsGroupHeartbeatResponse struct {
-	_                           struct{}                                            `kafka:"api=88,versions=0-1,flexible=0+"`
+	_                           struct{}                                            `kafka:"api=88,versions=0-1,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs              int32                                               `kafka:"v=0+"`
 	ErrorCode                   int16                                               `kafka:"v=0+"`
 	ErrorMessage                *string                                             `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // StreamsGroupTopologyDescriptionUpdateRequest is API key 93, versions 0, flexible from 0.
 type StreamsGroupTopologyDescriptionUpdateRequest struct {
-	_                   struct{}                                                        `kafka:"api=93,versions=0,flexible=0+"`
+	_                   struct{}                                                        `kafka:"api=93,versions=0,flexible=0+,reqheader=0+:2"`
 	GroupID             string                                                          `kafka:"v=0+"`
 	MemberID            string                                                          `kafka:"v=0+"`
 	TopologyEpoch       int32                                                           `kafka:"v=0+"`
@@ -88,7 +88,7 @@ func (v *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 
 // StreamsGroupTopologyDescriptionUpdateResponse is API key 93, versions 0, flexible from 0.
 type StreamsGroupTopologyDescriptionUpdateResponse struct {
-	_              struct{} `kafka:"api=93,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=93,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+,default=null"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // SyncGroupRequest is API key 14, versions 0-5, flexible from 4.
 type SyncGroupRequest struct {
-	_               struct{}                     `kafka:"api=14,versions=0-5,flexible=4+"`
+	_               struct{}                     `kafka:"api=14,versions=0-5,flexible=4+,reqheader=0-3:1/4+:2"`
 	GroupID         string                       `kafka:"v=0+"`
 	GenerationID    int32                        `kafka:"v=0+"`
 	MemberID        string                       `kafka:"v=0+"`
@@ -45,7 +45,7 @@ func (v *SyncGroupRequestAssignment) Default() {
 
 // SyncGroupResponse is API key 14, versions 0-5, flexible from 4.
 type SyncGroupResponse struct {
-	_              struct{} `kafka:"api=14,versions=0-5,flexible=4+"`
+	_              struct{} `kafka:"api=14,versions=0-5,flexible=4+,respheader=0-3:0/4+:1"`
 	ThrottleTimeMs int32    `kafka:"v=1+,ignorable"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ProtocolType   *string  `kafka:"v=5+,nullable=5+,default=null,ignorable"`

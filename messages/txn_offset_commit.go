@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // TxnOffsetCommitRequest is API key 28, versions 0-6, flexible from 3.
 type TxnOffsetCommitRequest struct {
-	_                         struct{}                      `kafka:"api=28,versions=0-6,flexible=3+"`
+	_                         struct{}                      `kafka:"api=28,versions=0-6,flexible=3+,reqheader=0-2:1/3+:2"`
 	TransactionalID           string                        `kafka:"v=0+"`
 	GroupID                   string                        `kafka:"v=0+"`
 	ProducerID                int64                         `kafka:"v=0+"`
@@ -64,7 +64,7 @@ func (v *TxnOffsetCommitRequestPartition) Default() {
 
 // TxnOffsetCommitResponse is API key 28, versions 0-6, flexible from 3.
 type TxnOffsetCommitResponse struct {
-	_              struct{}                       `kafka:"api=28,versions=0-6,flexible=3+"`
+	_              struct{}                       `kafka:"api=28,versions=0-6,flexible=3+,respheader=0-2:0/3+:1"`
 	ThrottleTimeMs int32                          `kafka:"v=0+"`
 	Topics         []TxnOffsetCommitResponseTopic `kafka:"v=0+"`
 	UnknownTags    kwire.UnknownTags

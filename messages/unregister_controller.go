@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // UnregisterControllerRequest is API key 94, versions 0, flexible from 0.
 type UnregisterControllerRequest struct {
-	_            struct{} `kafka:"api=94,versions=0,flexible=0+"`
+	_            struct{} `kafka:"api=94,versions=0,flexible=0+,reqheader=0+:2"`
 	ControllerID int32    `kafka:"v=0+"`
 	UnknownTags  kwire.UnknownTags
 }
@@ -26,7 +26,7 @@ func (v *UnregisterControllerRequest) Default() {
 
 // UnregisterControllerResponse is API key 94, versions 0, flexible from 0.
 type UnregisterControllerResponse struct {
-	_              struct{} `kafka:"api=94,versions=0,flexible=0+"`
+	_              struct{} `kafka:"api=94,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32    `kafka:"v=0+"`
 	ErrorCode      int16    `kafka:"v=0+"`
 	ErrorMessage   *string  `kafka:"v=0+,nullable=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // UpdateFeaturesRequest is API key 57, versions 0-2, flexible from 0.
 type UpdateFeaturesRequest struct {
-	_              struct{}                                `kafka:"api=57,versions=0-2,flexible=0+"`
+	_              struct{}                                `kafka:"api=57,versions=0-2,flexible=0+,reqheader=0+:2"`
 	TimeoutMs      int32                                   `kafka:"v=0+,default=60000"`
 	FeatureUpdates []UpdateFeaturesRequestFeatureUpdateKey `kafka:"v=0+"`
 	ValidateOnly   bool                                    `kafka:"v=1+,default=false"`
@@ -45,7 +45,7 @@ func (v *UpdateFeaturesRequestFeatureUpdateKey) Default() {
 
 // UpdateFeaturesResponse is API key 57, versions 0-2, flexible from 0.
 type UpdateFeaturesResponse struct {
-	_              struct{}                                       `kafka:"api=57,versions=0-2,flexible=0+"`
+	_              struct{}                                       `kafka:"api=57,versions=0-2,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                          `kafka:"v=0+"`
 	ErrorCode      int16                                          `kafka:"v=0+"`
 	ErrorMessage   *string                                        `kafka:"v=0+,nullable=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // UpdateMetadataRequest is API key 6, versions 0-8, flexible from 6.
 type UpdateMetadataRequest struct {
-	_                        struct{}                              `kafka:"api=6,versions=0-8,flexible=6+"`
+	_                        struct{}                              `kafka:"api=6,versions=0-8,flexible=6+,reqheader=0-5:1/6+:2"`
 	ControllerID             int32                                 `kafka:"v=0+"`
 	IsKRaftController        bool                                  `kafka:"v=8+,default=false"`
 	Type                     int8                                  `kafka:"v=8+,tag=0,tagged=8+,default=0"`
@@ -99,7 +99,7 @@ func (v *UpdateMetadataRequestEndpoint) Default() {
 
 // UpdateMetadataResponse is API key 6, versions 0-8, flexible from 6.
 type UpdateMetadataResponse struct {
-	_           struct{} `kafka:"api=6,versions=0-8,flexible=6+"`
+	_           struct{} `kafka:"api=6,versions=0-8,flexible=6+,respheader=0-5:0/6+:1"`
 	ErrorCode   int16    `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

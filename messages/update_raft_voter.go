@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // UpdateRaftVoterRequest is API key 82, versions 0, flexible from 0.
 type UpdateRaftVoterRequest struct {
-	_                   struct{}                                  `kafka:"api=82,versions=0,flexible=0+"`
+	_                   struct{}                                  `kafka:"api=82,versions=0,flexible=0+,reqheader=0+:2"`
 	ClusterID           *string                                   `kafka:"v=0+,nullable=0+"`
 	CurrentLeaderEpoch  int32                                     `kafka:"v=0+"`
 	VoterID             int32                                     `kafka:"v=0+"`
@@ -59,7 +59,7 @@ func (v *UpdateRaftVoterRequestKRaftVersionFeature) Default() {
 
 // UpdateRaftVoterResponse is API key 82, versions 0, flexible from 0.
 type UpdateRaftVoterResponse struct {
-	_              struct{}                             `kafka:"api=82,versions=0,flexible=0+"`
+	_              struct{}                             `kafka:"api=82,versions=0,flexible=0+,respheader=0+:1"`
 	ThrottleTimeMs int32                                `kafka:"v=0+"`
 	ErrorCode      int16                                `kafka:"v=0+"`
 	CurrentLeader  UpdateRaftVoterResponseCurrentLeader `kafka:"v=0+,tag=0,tagged=0+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // VoteRequest is API key 52, versions 0-2, flexible from 0.
 type VoteRequest struct {
-	_           struct{}               `kafka:"api=52,versions=0-2,flexible=0+"`
+	_           struct{}               `kafka:"api=52,versions=0-2,flexible=0+,reqheader=0+:2"`
 	ClusterID   *string                `kafka:"v=0+,nullable=0+,default=null"`
 	VoterID     int32                  `kafka:"v=1+,default=-1,ignorable"`
 	Topics      []VoteRequestTopicData `kafka:"v=0+"`
@@ -61,7 +61,7 @@ func (v *VoteRequestPartitionData) Default() {
 
 // VoteResponse is API key 52, versions 0-2, flexible from 0.
 type VoteResponse struct {
-	_             struct{}                   `kafka:"api=52,versions=0-2,flexible=0+"`
+	_             struct{}                   `kafka:"api=52,versions=0-2,flexible=0+,respheader=0+:1"`
 	ErrorCode     int16                      `kafka:"v=0+"`
 	Topics        []VoteResponseTopicData    `kafka:"v=0+"`
 	NodeEndpoints []VoteResponseNodeEndpoint `kafka:"v=1+,tag=0,tagged=1+"`

@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // WriteShareGroupStateRequest is API key 85, versions 0-1, flexible from 0.
 type WriteShareGroupStateRequest struct {
-	_           struct{}                                    `kafka:"api=85,versions=0-1,flexible=0+"`
+	_           struct{}                                    `kafka:"api=85,versions=0-1,flexible=0+,reqheader=0+:2"`
 	GroupID     string                                      `kafka:"v=0+"`
 	Topics      []WriteShareGroupStateRequestWriteStateData `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
@@ -73,7 +73,7 @@ func (v *WriteShareGroupStateRequestStateBatch) Default() {
 
 // WriteShareGroupStateResponse is API key 85, versions 0-1, flexible from 0.
 type WriteShareGroupStateResponse struct {
-	_           struct{}                                       `kafka:"api=85,versions=0-1,flexible=0+"`
+	_           struct{}                                       `kafka:"api=85,versions=0-1,flexible=0+,respheader=0+:1"`
 	Results     []WriteShareGroupStateResponseWriteStateResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

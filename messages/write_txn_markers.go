@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // WriteTxnMarkersRequest is API key 27, versions 0-2, flexible from 1.
 type WriteTxnMarkersRequest struct {
-	_           struct{}                                  `kafka:"api=27,versions=0-2,flexible=1+"`
+	_           struct{}                                  `kafka:"api=27,versions=0-2,flexible=1+,reqheader=0:1/1+:2"`
 	Markers     []WriteTxnMarkersRequestWritableTxnMarker `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
@@ -56,7 +56,7 @@ func (v *WriteTxnMarkersRequestWritableTxnMarkerTopic) Default() {
 
 // WriteTxnMarkersResponse is API key 27, versions 0-2, flexible from 1.
 type WriteTxnMarkersResponse struct {
-	_           struct{}                                         `kafka:"api=27,versions=0-2,flexible=1+"`
+	_           struct{}                                         `kafka:"api=27,versions=0-2,flexible=1+,respheader=0:0/1+:1"`
 	Markers     []WriteTxnMarkersResponseWritableTxnMarkerResult `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }

@@ -60,7 +60,7 @@ func TestProxyClientMetrics(t *testing.T) {
 func TestPeekClientID(t *testing.T) {
 	id := "abc"
 	frame := frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, 1, &id))
-	assert.Equal(t, []byte("abc"), peekClientID(frame, 3, 12))
-	assert.Nil(t, peekClientID(frame[:15], 3, 12), "cut short")
-	assert.Nil(t, peekClientID(frame, 7, 0), "ControlledShutdown v0's header has no client id")
+	assert.Equal(t, []byte("abc"), peekClientID(messages.Default, frame, 3, 12))
+	assert.Nil(t, peekClientID(messages.Default, frame[:15], 3, 12), "cut short")
+	assert.Nil(t, peekClientID(messages.Default, frame, 7, 0), "ControlledShutdown v0's header has no client id")
 }

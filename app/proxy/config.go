@@ -160,9 +160,10 @@ type ClientMetrics interface {
 
 // peekClientID returns the client id of a request frame (size prefix
 // included) of the given key and version, without copying it; nil when
-// the header version has none, the id is null, or the frame is cut short.
-func peekClientID(frame []byte, key, version int16) []byte {
-	if key < 0 || kwire.RequestHeaderVersion(key, version, false) < 1 || len(frame) < 14 {
+// the header version (reg's table) has none, the id is null, or the
+// frame is cut short.
+func peekClientID(reg *messages.Registry, frame []byte, key, version int16) []byte {
+	if h, _, _ := reg.HeaderVersions(key, version); key < 0 || h == 0 || len(frame) < 14 {
 		return nil
 	}
 	n := int16(binary.BigEndian.Uint16(frame[12:14]))

@@ -385,7 +385,7 @@ func (c *conn) request(frame []byte) bool {
 	if m := cfg.Metrics; m != nil {
 		m.Request(key, version, len(frame))
 		if cm, ok := m.(ClientMetrics); ok {
-			cm.ClientRequest(peekClientID(frame, key, version))
+			cm.ClientRequest(peekClientID(c.p.cfg.Registry, frame, key, version))
 		}
 	}
 	if av, ok := cfg.Registry.Lookup(keyApiVersions); ok && key == keyApiVersions && version > av.MaxVersion {
@@ -405,7 +405,7 @@ func (c *conn) request(frame []byte) bool {
 	h, msg, err := cfg.Registry.ReadRequest(frame)
 	if err != nil {
 		e.Err = err
-		e.ClientID = clientIDOf(frame, key, version)
+		e.ClientID = clientIDOf(c.p.cfg.Registry, frame, key, version)
 		c.undecodable(e, 0)
 		return c.push(&pending{key: key, version: version, corr: corr, clientID: e.ClientID, sent: now}) && c.toUpstream(frame)
 	}
@@ -779,8 +779,8 @@ func requestWait(msg any) time.Duration {
 
 // clientIDOf is the client id of a request frame that did not decode,
 // when its header can still be read that far.
-func clientIDOf(frame []byte, key, version int16) *string {
-	b := peekClientID(frame, key, version)
+func clientIDOf(reg *messages.Registry, frame []byte, key, version int16) *string {
+	b := peekClientID(reg, frame, key, version)
 	if b == nil {
 		return nil
 	}

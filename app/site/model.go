@@ -110,12 +110,11 @@ func buildSide(msg any, version int16, response bool) (*Side, error) {
 	}
 	s := &Side{Response: response, Message: reflect.TypeOf(msg).Elem().Name(),
 		Versions: info.Versions, Flexible: info.Flexible}
-	flexible := info.Flexible.Contains(version)
 	if response {
-		s.HeaderVersion = kwire.ResponseHeaderVersion(info.APIKey, flexible)
+		s.HeaderVersion = info.ResponseHeaders.At(version)
 		s.Frame, s.Tree, err = kwire.LayoutResponse(msg, version, 0)
 	} else {
-		s.HeaderVersion = kwire.RequestHeaderVersion(info.APIKey, version, flexible)
+		s.HeaderVersion = info.RequestHeaders.At(version)
 		empty := ""
 		s.Frame, s.Tree, err = kwire.LayoutRequest(msg, version, 0, &empty)
 	}

@@ -26,11 +26,10 @@ const (
 	apiVersionsAhead = 16
 	// requestHeaderFixed is a request header's fixed part: key, version
 	// and correlation id.
-	requestHeaderFixed       = 8
-	apiKeyControlledShutdown = 7
-	apiKeySaslHandshake      = 17
-	apiKeyAPIVersions        = 18
-	errUnsupportedVersion    = 35
+	requestHeaderFixed    = 8
+	apiKeySaslHandshake   = 17
+	apiKeyAPIVersions     = 18
+	errUnsupportedVersion = 35
 )
 
 type versionRange struct{ known, min, max int16 }
@@ -103,7 +102,7 @@ func plausibleRequest(reg *messages.Registry, b []byte, maxFrame int) (int, verd
 	if !ok || version < r.min || version > r.max || corr < 0 {
 		return 0, no
 	}
-	if key == apiKeyControlledShutdown && version == 0 { // header v0: no client id
+	if h, _, _ := reg.HeaderVersions(key, version); h == 0 { // no client id (ControlledShutdown v0)
 		return int(size), yes
 	}
 	if size < requestHeaderFixed+2 {
