@@ -26,7 +26,7 @@ type derivedHeaders struct {
 }
 
 func TestHeaderVersionsStated(t *testing.T) {
-	info, err := kwire.Describe(&statedHeaders{})
+	info, err := kwire.MessageInfoOf(&statedHeaders{})
 	require.NoError(t, err)
 	open := int16(math.MaxInt16)
 	assert.Equal(t, kwire.HeaderVersions{{Versions: kwire.VersionRange{Min: 0, Max: 0}, Header: 1}, {Versions: kwire.VersionRange{Min: 1, Max: open}, Header: 2}}, info.RequestHeaders)
@@ -62,7 +62,7 @@ func TestHeaderVersionsStated(t *testing.T) {
 }
 
 func TestHeaderVersionsDerived(t *testing.T) {
-	info, err := kwire.Describe(&derivedHeaders{})
+	info, err := kwire.MessageInfoOf(&derivedHeaders{})
 	require.NoError(t, err)
 	assert.Equal(t, "0:0/1-2:1/3+:2", info.RequestHeaders.String())
 	assert.Equal(t, "0-2:0/3+:1", info.ResponseHeaders.String())

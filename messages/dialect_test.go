@@ -145,11 +145,11 @@ func vendorFrame(t *testing.T, api messages.API, version int16) []byte {
 func TestHeaderTableAgreesWithKafka(t *testing.T) {
 	n := 0
 	for _, a := range messages.APIs() {
-		req, err := kwire.Describe(a.NewRequest())
+		req, err := kwire.MessageInfoOf(a.NewRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := kwire.Describe(a.NewResponse())
+		resp, err := kwire.MessageInfoOf(a.NewResponse())
 		if err != nil {
 			t.Fatal(err)
 		}

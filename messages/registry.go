@@ -120,8 +120,8 @@ func (r *Registry) HeaderVersions(key, v int16) (request, response int16, ok boo
 	h := t.headers[key]
 	h.once.Do(func() {
 		// Register checked both structs' tags: Describe cannot fail.
-		req, _ := kwire.Describe(a.NewRequest())
-		resp, _ := kwire.Describe(a.NewResponse())
+		req, _ := kwire.MessageInfoOf(a.NewRequest())
+		resp, _ := kwire.MessageInfoOf(a.NewResponse())
 		h.request, h.response = req.RequestHeaders, resp.ResponseHeaders
 	})
 	return h.request.At(v), h.response.At(v), true
