@@ -58,6 +58,15 @@ type Batch struct {
 	compressed bool
 	// maxHeaders is the Reader's MaxHeaders.
 	maxHeaders int
+
+	// A compressed batch's buffer came from pool, or when pool is nil from
+	// the package's pool in holder, and took charged bytes from budget;
+	// Release gives them back.
+	pool     BufferPool
+	holder   *[]byte
+	budget   *Budget
+	charged  int
+	released bool
 }
 
 // LastOffset is the offset of the batch's last record.
@@ -101,7 +110,7 @@ func minRecordLen(m int8) int {
 // parseBatchV2 decodes the RecordBatch entry, whose length is already known
 // to fit, at byte pos of the input; it checks the CRC and the record count,
 // then decompresses.
-func parseBatchV2(entry []byte, pos int, lim limits) (*Batch, error) {
+func parseBatchV2(entry []byte, pos int, lim *limits) (*Batch, error) {
 	if len(entry) < batchHeaderLen {
 		return nil, errAt(pos+8, ErrInvalidLength, "batch length %d (minimum %d)", len(entry)-entryOverhead, minBatchLength)
 	}
@@ -144,12 +153,11 @@ func parseBatchV2(entry []byte, pos int, lim limits) (*Batch, error) {
 		return nil, errAt(pos+batchCountPos, ErrTooLarge, "batch record count %d (limit %d)", b.NumRecords, lim.records)
 	}
 	if codec != CodecNone {
-		out, sentinel, cause := decompress(nil, codec, b.records, lim.decompressed)
-		if sentinel != nil {
-			return nil, decompressError(pos+batchHeaderLen, codec.String()+" records", sentinel, cause)
+		if err := b.decompress(codec, b.records, pos+batchHeaderLen, codec.String()+" records", lim); err != nil {
+			return nil, err
 		}
-		b.records, b.compressed = out, true
 		if err := b.checkCount(); err != nil {
+			b.Release()
 			return nil, err
 		}
 	}

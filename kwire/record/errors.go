@@ -34,6 +34,8 @@ var (
 	// ErrCorrupt: compressed data that does not decompress, or a structure
 	// Kafka would reject (nested compression, a null header key ...).
 	ErrCorrupt = errors.New("corrupt data")
+	// ErrReleased: a batch's records were read after Batch.Release.
+	ErrReleased = errors.New("batch released")
 	// ErrUnsupported: a write the chosen format cannot express (zstd or
 	// headers in a legacy message set, a bad option value).
 	ErrUnsupported = errors.New("unsupported")

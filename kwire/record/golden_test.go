@@ -315,7 +315,7 @@ func readAllOrFail(t *testing.T, r io.Reader) []byte {
 func TestXXH32Short(t *testing.T) {
 	// Reference values of XXH32 with seed 0.
 	for in, want := range map[string]uint32{"": 0x02cc5d05, "a": 0x550d7456, "abc": 0x32d153ff} {
-		if got := xxh32Short([]byte(in)); got != want {
+		if got := xxh32([]byte(in)); got != want {
 			t.Fatalf("xxh32(%q) = %#08x, want %#08x", in, got, want)
 		}
 	}
@@ -337,7 +337,7 @@ func TestLegacyLZ4BrokenHeaderChecksum(t *testing.T) {
 			valueAt += 8
 		}
 		frame := data[valueAt:]
-		broken := byte(xxh32Short(frame[:6]) >> 8) // KAFKA-3160: magic + FLG + BD
+		broken := byte(xxh32(frame[:6]) >> 8) // KAFKA-3160: magic + FLG + BD
 		if broken == frame[6] {
 			t.Fatal("test frame's broken and correct checksums coincide")
 		}

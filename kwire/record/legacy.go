@@ -62,7 +62,7 @@ func decodeLegacyMessage(entry []byte) (m legacyMessage, d decoder) {
 // parseLegacy decodes the top-level legacy entry at byte pos of the input.
 // A wrapper is decompressed and its inner messages checked and counted, but
 // not decoded: the batch's iterator does that, one message at a time.
-func parseLegacy(entry []byte, pos int, lim limits) (*Batch, error) {
+func parseLegacy(entry []byte, pos int, lim *limits) (*Batch, error) {
 	m, d := decodeLegacyMessage(entry)
 	if !d.ok() {
 		return nil, errAt(pos+d.failPos, d.failErr, "legacy %s", d.failWhat)
@@ -95,12 +95,11 @@ func parseLegacy(entry []byte, pos int, lim limits) (*Batch, error) {
 	if codec == CodecLZ4 && m.magic == 0 {
 		m.value = withCorrectLZ4HeaderChecksum(m.value)
 	}
-	inner, sentinel, cause := decompress(nil, codec, m.value, lim.decompressed)
-	if sentinel != nil {
-		return nil, decompressError(pos, "legacy wrapper "+codec.String()+" value", sentinel, cause)
+	if err := b.decompress(codec, m.value, pos, "legacy wrapper "+codec.String()+" value", lim); err != nil {
+		return nil, err
 	}
-	b.records, b.compressed = inner, true
 	if err := b.checkInner(m, lim.records); err != nil {
+		b.Release()
 		return nil, err
 	}
 	return b, nil

@@ -23,17 +23,23 @@ const (
 	DefaultMaxHeaders = 4 << 20
 )
 
-// limits are a Reader's limits with the defaults filled in.
+// limits are a Reader's limits with the defaults filled in, and where its
+// batches' buffers come from.
 type limits struct {
 	decompressed, records, headers int
+	budget                         *Budget
+	pool                           BufferPool
 }
 
-func (r *Reader) limits() limits {
-	return limits{
-		decompressed: orDefault(r.MaxDecompressedSize, DefaultMaxDecompressedSize),
+func (r *Reader) limits() *limits {
+	r.lim = limits{
+		decompressed: min(orDefault(r.MaxDecompressedSize, DefaultMaxDecompressedSize), noLimit),
 		records:      orDefault(r.MaxRecords, DefaultMaxRecords),
 		headers:      orDefault(r.MaxHeaders, DefaultMaxHeaders),
+		budget:       r.Budget,
+		pool:         r.Buffers,
 	}
+	return &r.lim
 }
 
 // orDefault reads a limit field: <= 0 means the default; math.MaxInt, no

@@ -25,7 +25,15 @@ type Reader struct {
 	// together; <= 0 means DefaultMaxHeaders. The batch's iterator (and
 	// Records) stops at the record that passes it.
 	MaxHeaders int
+	// Budget, if set, bounds the decompressed bytes held at once by the
+	// batches of every Reader that shares it (see Budget).
+	Budget *Budget
+	// Buffers supplies the buffers compressed batches are decompressed
+	// into, and takes them back on Batch.Release; nil is the package's
+	// pool.
+	Buffers BufferPool
 
+	lim     limits
 	data    []byte
 	pos     int
 	partial bool
@@ -103,4 +111,10 @@ func ReadBatches(data []byte) (batches []*Batch, partial bool, err error) {
 		}
 		batches = append(batches, b)
 	}
+}
+
+// Reset makes r read data from its start, keeping its limits, Budget and
+// Buffers: one Reader serves fetch after fetch without allocating.
+func (r *Reader) Reset(data []byte) {
+	r.data, r.pos, r.partial, r.err = data, 0, false, nil
 }

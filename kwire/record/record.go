@@ -67,6 +67,10 @@ func (it *RecordIter) StoredTimestamp() int64 { return it.stored }
 // Iter returns an iterator over the batch's records.
 func (b *Batch) Iter() RecordIter {
 	it := RecordIter{batch: b, dec: decoder{b: b.records}, headersLeft: orDefault(b.maxHeaders, DefaultMaxHeaders)}
+	if b.released {
+		it.err = errAt(b.pos, ErrReleased, "batch records")
+		return it
+	}
 	if b.Magic < 2 && len(b.records) >= 8 {
 		// Magic 1 wrappers number their inner messages from 0; the batch's
 		// BaseOffset is the first one's absolute offset.

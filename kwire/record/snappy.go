@@ -41,33 +41,37 @@ func appendXerialSnappy(dst, src []byte) []byte {
 	return dst
 }
 
-// decodeSnappy appends the decoded form of xerial-framed or raw snappy src.
-// Each block states its decoded length up front, so the limit is checked,
-// and the output allocated once, before anything is decoded.
-func decodeSnappy(dst, src []byte, limit int) ([]byte, error) {
+// snappyClaim sums the decoded lengths the blocks of xerial-framed or raw
+// snappy src state up front.
+func snappyClaim(src []byte) (sizeClaim, error) {
 	switch {
 	case len(src) == 0:
-		return dst, nil // how some writers (franz-go) compress nothing
+		return exactClaim(0), nil // how some writers (franz-go) compress nothing
 	case !bytes.HasPrefix(src, xerialMagic):
-		return appendSnappyBlock(dst, src, limit)
+		n, err := snappy.DecodedLen(src)
+		return exactClaim(int64(n)), err
 	}
-	total := 0
+	var total int64
 	err := forEachXerialBlock(src, func(block []byte) error {
 		n, err := snappy.DecodedLen(block)
-		if err != nil {
-			return err
-		}
-		if total += n; total > limit {
-			return errLimit
-		}
-		return nil
+		total += int64(n)
+		return err
 	})
-	if err != nil {
-		return dst, err
+	return exactClaim(total), err
+}
+
+// decodeSnappy appends the decoded form of xerial-framed or raw snappy src
+// to dst, which snappyClaim has given the room.
+func decodeSnappy(dst, src []byte) ([]byte, error) {
+	switch {
+	case len(src) == 0:
+		return dst, nil
+	case !bytes.HasPrefix(src, xerialMagic):
+		return appendSnappyBlock(dst, src)
 	}
-	dst = slices.Grow(dst, total)
+	var err error
 	err = forEachXerialBlock(src, func(block []byte) error {
-		dst, err = appendSnappyBlock(dst, block, limit)
+		dst, err = appendSnappyBlock(dst, block)
 		return err
 	})
 	return dst, err
@@ -99,13 +103,10 @@ func forEachXerialBlock(src []byte, fn func(block []byte) error) error {
 	return nil
 }
 
-func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
+func appendSnappyBlock(dst, block []byte) ([]byte, error) {
 	n, err := snappy.DecodedLen(block)
 	if err != nil {
 		return dst, err
-	}
-	if n > limit {
-		return dst, errLimit
 	}
 	dst = slices.Grow(dst, n)
 	out, err := snappy.Decode(dst[len(dst):len(dst)+n], block)
