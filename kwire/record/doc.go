@@ -19,6 +19,16 @@
 // says so through Partial, which is not an error. Keys, values and header
 // values alias the input, or the batch's decompressed buffer.
 //
+// Compressed batches are decompressed into pooled buffers sized from what
+// the compressed data declares (snappy's block lengths, an lz4 frame's
+// blocks, a zstd frame's content size, gzip's size trailer), checked
+// against the bytes present before anything is decoded. Batch.Release
+// gives a batch's buffer back for the next batch once its records are no
+// longer used; Reader.Buffers takes the caller's own BufferPool, and
+// Decompress writes into the caller's buffer. A Budget shared by a
+// consumer's Readers bounds the decompressed bytes they hold at once,
+// refusing with ErrTooLarge the batch that would pass it.
+//
 // A batch's RecordIter checks each record, headers included, without
 // building anything: RecordWithoutHeaders and Headers read a batch with no
 // allocation beyond its decompressed bytes. Record builds one record's
