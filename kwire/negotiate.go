@@ -48,6 +48,15 @@ func HighestCommonVersion(theirs, ours []APIVersionRange, apiKey int16) (int16, 
 // errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
 const errUnsupportedVersion = 35
 
+// IsUnsupportedAPIVersions says whether an ApiVersions response frame
+// (size prefix included) is that answer: its error code, right after the
+// correlation id in every version, is UNSUPPORTED_VERSION. Such a frame is
+// written at v0 whatever version the request had (KIP-511), so it is read
+// at v0.
+func IsUnsupportedAPIVersions(frame []byte) bool {
+	return len(frame) >= 10 && binary.BigEndian.Uint16(frame[8:]) == errUnsupportedVersion
+}
+
 // AppendUnsupportedAPIVersions appends the answer a broker gives to an
 // ApiVersions request newer than it can read: a v0 response (header v0)
 // with UNSUPPORTED_VERSION and, as Kafka does, only ApiVersions' own

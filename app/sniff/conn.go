@@ -95,6 +95,10 @@ type conn struct {
 
 	tracker *kwire.Tracker
 	pending map[int32]pendingRequest
+	// reused holds the later requests of a correlation id a client sent
+	// again while one with it was in flight, oldest first: Kafka answers
+	// in order, so they pair with the id's next responses.
+	reused map[int32][]pendingRequest
 	// After a SaslHandshake v0 that succeeded, frames each way are raw
 	// SASL tokens, not Kafka messages, until the client sends a request
 	// again: one token each way for PLAIN, two for SCRAM, as many as it
@@ -110,6 +114,10 @@ type conn struct {
 	replay    bool   // the broker's side has bytes kept from before the client was known
 	principal string
 	done      bool
+	// opened says the connection is one: it carried a SYN or a byte. The
+	// last ACK after both FINs reaches the reassembler after it has
+	// closed the connection, as a new one with neither.
+	opened bool
 }
 
 func newConn(s *sniffer, netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP) *conn {
@@ -141,6 +149,9 @@ func dirIndex(d reassembly.TCPFlowDirection) int {
 func (c *conn) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
 	d := dirIndex(dir)
 	h := &c.half[d]
+	if tcp.SYN || len(tcp.Payload) > 0 {
+		c.opened = true
+	}
 	if !h.started {
 		h.started = true
 		if tcp.SYN {
@@ -633,7 +644,15 @@ func (c *conn) request(d int, frame []byte, whole bool, ts time.Time) {
 			id := strings.Clone(*r.ClientID)
 			p.clientID = &id
 		}
-		c.pending[corr] = p
+		if _, dup := c.pending[corr]; dup {
+			if c.reused == nil {
+				c.reused = map[int32][]pendingRequest{}
+			}
+			c.reused[corr] = append(c.reused[corr], p)
+			r.Note = join(r.Note, fmt.Sprintf("correlation id %d reused: a request with it is still in flight", corr))
+		} else {
+			c.pending[corr] = p
+		}
 		if o := &c.half[1-d]; !o.synced && len(o.buf) > 0 {
 			o.frontier, o.waiting = 0, o.waiting[:0] // a new candidate: scan again
 			c.replay = true
@@ -707,7 +726,14 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 		r.Note = err.Error()
 	}
 	p := c.pending[corr]
-	delete(c.pending, corr)
+	if next := c.reused[corr]; len(next) > 0 {
+		c.pending[corr] = next[0]
+		if c.reused[corr] = next[1:]; len(next) == 1 {
+			delete(c.reused, corr)
+		}
+	} else {
+		delete(c.pending, corr)
+	}
 	r.Key, r.Version, r.ClientID = req.APIKey, req.APIVersion, p.clientID
 	if ts.After(p.at) || ts.Equal(p.at) {
 		r.Latency = ts.Sub(p.at)
@@ -737,7 +763,7 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 // responseVersion is the version a response frame is written at: the
 // request's, except Kafka's v0 answer to an ApiVersions it cannot read.
 func responseVersion(key, version int16, frame []byte) int16 {
-	if key == apiKeyAPIVersions && version > 0 && unsupportedAPIVersions(frame) {
+	if key == apiKeyAPIVersions && version > 0 && kwire.IsUnsupportedAPIVersions(frame) {
 		return 0
 	}
 	return version
@@ -766,7 +792,9 @@ func (c *conn) end() {
 	c.done = true
 	delete(c.s.live, c)
 	if c.state == detecting {
-		c.s.stats.NotKafka++
+		if c.opened {
+			c.s.stats.NotKafka++
+		}
 		return
 	}
 	if c.state != isKafka {
@@ -790,7 +818,11 @@ func (c *conn) end() {
 			notes = append(notes, fmt.Sprintf("the %s's last %d bytes were not at a frame boundary", c.role(d), int64(len(h.buf))+h.sought))
 		}
 	}
-	if n := len(c.pending); n > 0 {
+	n := len(c.pending)
+	for _, r := range c.reused {
+		n += len(r)
+	}
+	if n > 0 {
 		c.s.stats.Unanswered += int64(n)
 		notes = append(notes, fmt.Sprintf("%d requests unanswered", n))
 	}

@@ -26,10 +26,9 @@ const (
 	apiVersionsAhead = 16
 	// requestHeaderFixed is a request header's fixed part: key, version
 	// and correlation id.
-	requestHeaderFixed    = 8
-	apiKeySaslHandshake   = 17
-	apiKeyAPIVersions     = 18
-	errUnsupportedVersion = 35
+	requestHeaderFixed  = 8
+	apiKeySaslHandshake = 17
+	apiKeyAPIVersions   = 18
 )
 
 type versionRange struct{ known, min, max int16 }
@@ -141,11 +140,4 @@ func isTLSRecord(b []byte) bool {
 		return false
 	}
 	return binary.BigEndian.Uint16(b[3:]) <= 16384+2048
-}
-
-// unsupportedAPIVersions says whether an ApiVersions response frame is a
-// broker's v0 answer to a version it does not read: its error code,
-// right after the correlation id in every version, is UNSUPPORTED_VERSION.
-func unsupportedAPIVersions(frame []byte) bool {
-	return len(frame) >= 10 && binary.BigEndian.Uint16(frame[8:]) == errUnsupportedVersion
 }

@@ -170,12 +170,20 @@ func (s *Stats) apiName(key int16) string {
 	return fmt.Sprintf("key%d", key)
 }
 
+// plural is n and the noun, in the plural unless n is 1.
+func plural[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // WriteText writes the summary for people.
 func (s *Stats) WriteText(w io.Writer) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n-- summary: %d packets, %d Kafka connections", s.Packets, s.Connections)
+	fmt.Fprintf(&b, "\n-- summary: %s, %s", plural(s.Packets, "packet"), plural(s.Connections, "Kafka connection"))
 	if s.NotKafka > 0 {
-		fmt.Fprintf(&b, ", %d other TCP connections", s.NotKafka)
+		fmt.Fprintf(&b, ", %s", plural(s.NotKafka, "other TCP connection"))
 		if s.TLS > 0 {
 			fmt.Fprintf(&b, " (%d TLS)", s.TLS)
 		}
@@ -282,7 +290,7 @@ func (s *Stats) Summary() map[string]any {
 		lat = append(lat, latency{s.apiName(k), h.Count(), f(0.5), f(0.9), f(0.99), f(1)})
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i].API < lat[j].API })
-	var errs []errCount
+	errs := []errCount{} // [] rather than null when there are none
 	for _, e := range s.ErrorList() {
 		errs = append(errs, errCount{s.apiName(e.Key), e.Code.Name(), e.Count})
 	}

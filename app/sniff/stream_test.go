@@ -460,3 +460,68 @@ func TestSASLv0Tokens(t *testing.T) {
 	last := s.kinds[sniff.Response][len(s.kinds[sniff.Response])-1]
 	assert.Equal(t, "carol", last.Principal)
 }
+
+// TestCleanCloseIsOneConnection (issue 27, case 12): one Kafka
+// connection closed cleanly (FIN each way, the last ACK) is one Kafka
+// connection and no other: the last ACK, which the reassembler sees after
+// it closed the connection, is not a connection of its own.
+func TestCleanCloseIsOneConnection(t *testing.T) {
+	c := capturetest.New()
+	k := c.Dial("10.2.0.5:43000", "10.2.0.9:9092", true)
+	id := "one"
+	req, err := kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, &id)
+	require.NoError(t, err)
+	resp, err := kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 1)
+	require.NoError(t, err)
+	k.Send(true, req, 1460)
+	k.Send(false, resp, 1460)
+	k.Close()
+	stats, err := sniff.Read(strings.NewReader(string(c.Pcap())), sniff.Options{}, func(*sniff.Record) {})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, stats.Connections)
+	assert.Zero(t, stats.NotKafka)
+	var out strings.Builder
+	stats.WriteText(&out)
+	assert.Contains(t, out.String(), "1 Kafka connection\n")
+}
+
+// TestReusedCorrelationID (issue 27, case 14): a client that sends a
+// correlation id again while a request with it is in flight has both
+// requests paired with the id's two responses, in order, and the reuse
+// said; before, the second response was "no request in the capture".
+func TestReusedCorrelationID(t *testing.T) {
+	c := capturetest.New()
+	k := c.Dial("10.2.0.5:43000", "10.2.0.9:9092", true)
+	id := "dup"
+	hb, err := kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 5, &id)
+	require.NoError(t, err)
+	lg, err := kwire.AppendRequest(nil, messages.NewListGroupsRequest(), 4, 5, &id)
+	require.NoError(t, err)
+	hbResp, err := kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, 5)
+	require.NoError(t, err)
+	lgResp, err := kwire.AppendResponse(nil, messages.NewListGroupsResponse(), 4, 5)
+	require.NoError(t, err)
+	k.Send(true, hb, 1460)
+	k.Send(true, lg, 1460)
+	k.Send(false, hbResp, 1460)
+	k.Send(false, lgResp, 1460)
+	k.Close()
+	var got []sniff.Record
+	stats, err := sniff.Read(strings.NewReader(string(c.Pcap())), sniff.Options{}, func(r *sniff.Record) { got = append(got, *r) })
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, stats.Paired)
+	assert.Zero(t, stats.Unpaired)
+	var responses []int16
+	reused := false
+	for _, r := range got {
+		if r.Kind == sniff.Response {
+			require.NoError(t, r.Err)
+			responses = append(responses, r.Key)
+		}
+		if r.Kind == sniff.Request && strings.Contains(r.Note, "correlation id 5 reused") {
+			reused = true
+		}
+	}
+	assert.Equal(t, []int16{12, 16}, responses, "Heartbeat's answer, then ListGroups'")
+	assert.True(t, reused, "the reuse is noted")
+}

@@ -81,11 +81,11 @@ type jsonLine struct {
 // (responses), summary, errors (every non-zero error code with its
 // path), redacted (paths of the fields left out), undecodable (why the
 // frame did not decode), note and body (the message, as pretty.JSON
-// writes it).
-func AppendJSON(b []byte, e Event) []byte {
+// writes it, shaped by opts: pretty.WithRawRecords, say).
+func AppendJSON(b []byte, e Event, opts ...pretty.Option) []byte {
 	var d Description
 	if e.Msg != nil {
-		d = Describe(e.Msg, e.Version, true)
+		d = Describe(e.Msg, e.Version, true, opts...)
 	}
 	l := e.jsonLine(d)
 	l.Time, l.Conn, l.ClientAddr, l.Principal, l.Note = e.Time.UTC().Format(time.RFC3339Nano), &e.Conn, e.ClientAddr, e.Principal, e.Note

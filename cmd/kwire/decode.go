@@ -62,6 +62,10 @@ func runDecode(args []string, stdin io.Reader, out io.Writer) error {
 	if !*asJSON && (*records || *rawRecords) {
 		return fmt.Errorf("decode: -records and -raw-records go with -json")
 	}
+	if *response && *key == 18 && *version > 0 && kwire.IsUnsupportedAPIVersions(frame) {
+		fmt.Fprintf(os.Stderr, "kwire decode: an ApiVersions answer with UNSUPPORTED_VERSION is written at v0 whatever the request's version (KIP-511): decoded at v0, not v%d\n", *version)
+		*version = 0
+	}
 	if *asJSON {
 		opts, err := recordsOptions(*records, *rawRecords)
 		if err != nil {

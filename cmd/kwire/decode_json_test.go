@@ -94,3 +94,17 @@ func TestDecodeRecordsFlags(t *testing.T) {
 	err = runSend([]string{"-b", "127.0.0.1:1", "-records", "-raw-records"}, strings.NewReader("{}"), new(bytes.Buffer))
 	require.ErrorContains(t, err, "send: -records and -raw-records: give one")
 }
+
+// TestDecodeUnsupportedAPIVersions (issue 27, case 13): a broker's v0
+// answer to a too-new ApiVersions (KIP-511) decodes whatever -v the
+// request had, with a note that it was read at v0.
+func TestDecodeUnsupportedAPIVersions(t *testing.T) {
+	const frame = "0000001000000000002300000001001200000001"
+	var out bytes.Buffer
+	require.NoError(t, runDecode([]string{"-response", "-k", "18", "-v", "3", frame}, nil, &out))
+	assert.Contains(t, out.String(), "ApiVersionsResponse message v0")
+	assert.Contains(t, out.String(), "ErrorCode int16 = 35")
+	out.Reset()
+	require.NoError(t, runDecode([]string{"-response", "-k", "18", "-v", "3", "-json", frame}, nil, &out))
+	assert.Contains(t, out.String(), "UNSUPPORTED_VERSION")
+}

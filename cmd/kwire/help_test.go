@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,5 +34,28 @@ func TestSubcommandHelp(t *testing.T) {
 		require.Error(t, err, cmd)
 		assert.False(t, errors.Is(err, errHelp), cmd)
 		assert.Contains(t, err.Error(), cmd+": flag provided but not defined", cmd)
+	}
+}
+
+// TestErrorLinePrefix (issue 27, case 14): a library error under a
+// subcommand's prefix is printed with "kwire: " once.
+func TestErrorLinePrefix(t *testing.T) {
+	err := runEncode([]string{"-k", "3", "-v", "12"}, strings.NewReader(`{"x":`), &bytes.Buffer{})
+	require.Error(t, err)
+	line := errorLine(err)
+	assert.True(t, strings.HasPrefix(line, "kwire: encode: parse json"), line)
+	assert.Equal(t, 1, strings.Count(line, "kwire:"), line)
+	assert.Equal(t, "kwire: send: dial tcp: refused", errorLine(errors.New("send: dial tcp: refused")))
+	assert.Equal(t, "kwire: bad", errorLine(errors.New("kwire: bad")))
+}
+
+// TestHelpNamesTheInput (issue 27, case 14): decode's help names its
+// hex argument, encode's and send's the JSON on standard input.
+func TestHelpNamesTheInput(t *testing.T) {
+	for cmd, want := range map[string]string{"decode": "HEX", "encode": "standard input", "send": "standard input"} {
+		var out bytes.Buffer
+		err := run([]string{cmd, "-h"}, &out)
+		require.ErrorIs(t, err, errHelp)
+		assert.Contains(t, strings.SplitN(out.String(), "\n", 2)[0], want, cmd)
 	}
 }

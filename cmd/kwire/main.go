@@ -50,13 +50,28 @@ commands:
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil && !errors.Is(err, errHelp) {
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "kwire: ") {
-			msg = "kwire: " + msg
-		}
-		fmt.Fprintln(os.Stderr, msg)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is the line an error is printed as: "kwire: " once, though
+// a subcommand's prefix may wrap a library error that has its own
+// ("encode: kwire: parse json ..." reads "kwire: encode: parse json ...").
+func errorLine(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "kwire: ")
+	if cmd, rest, ok := strings.Cut(msg, ": kwire: "); ok && !strings.Contains(cmd, " ") {
+		msg = cmd + ": " + rest
+	}
+	return "kwire: " + msg
+}
+
+// usageLines are the subcommands' first help lines where "[flags]" alone
+// would hide what the command reads.
+var usageLines = map[string]string{
+	"decode": "usage: kwire decode [flags] HEX   (the frame in hex, size prefix included; or the hex on standard input)",
+	"encode": "usage: kwire encode -k KEY -v V [flags] < message.json   (a message body in JSON, or a line of kwire decode/sniff/proxy -json, on standard input)",
+	"send":   "usage: kwire send -b HOST:PORT -k KEY [-v V] [flags] < request.json   (the request body in JSON, or a -json line, on standard input)",
 }
 
 func run(args []string, out io.Writer) error {
@@ -100,7 +115,11 @@ var errHelp = errors.New("help shown")
 func parseFlags(fs *flag.FlagSet, args []string, out io.Writer) error {
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(out, "usage: kwire %s [flags]\n", fs.Name())
+		if u, ok := usageLines[fs.Name()]; ok {
+			fmt.Fprintln(out, u)
+		} else {
+			fmt.Fprintf(out, "usage: kwire %s [flags]\n", fs.Name())
+		}
 		fs.SetOutput(out)
 		fs.PrintDefaults()
 		return errHelp

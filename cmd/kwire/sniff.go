@@ -33,6 +33,8 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	client := fs.String("client", "", "only requests and responses of this client id")
 	maxFrame := fs.Int("max-frame", kwire.DefaultMaxFrameSize, "the largest frame decoded (size prefix); larger ones are named and skipped")
 	quiet := fs.Bool("summary", false, "print only the summary")
+	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
+	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64, so that a line's body re-encodes to the frame (kwire encode)")
 	var schemas schemaFlags
 	schemas.register(fs, "decode")
 	if err := parseFlags(fs, args, out); err != nil {
@@ -44,6 +46,13 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	}
 	if *file == "" || fs.NArg() > 0 {
 		return fmt.Errorf("sniff: usage: kwire sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]")
+	}
+	if !*asJSON && (*records || *rawRecords) {
+		return fmt.Errorf("sniff: -records and -raw-records go with -json")
+	}
+	bodyOpts, err := recordsOptions(*records, *rawRecords)
+	if err != nil {
+		return fmt.Errorf("sniff: %w", err)
 	}
 	opt := sniff.Options{MaxFrame: *maxFrame, Registry: reg}
 	if *ports != "" {
@@ -76,6 +85,10 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("sniff: %v", err)
 		}
+		if st, err := fh.Stat(); err == nil && st.IsDir() {
+			fh.Close()
+			return fmt.Errorf("sniff: %s is a directory: -r takes a capture file (pcap or pcapng) or -", *file)
+		}
 		defer fh.Close()
 		in = fh
 	}
@@ -107,7 +120,7 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 			e.API = a.Name // the log would name it after messages.Default's
 		}
 		if *asJSON {
-			line = trafficlog.AppendJSON(line[:0], e)
+			line = trafficlog.AppendJSON(line[:0], e, bodyOpts...)
 		} else {
 			line = trafficlog.AppendText(line[:0], e)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/kwirelabs/kwire/app/secrettest"
 	"github.com/kwirelabs/kwire/app/sniff/capturetest"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/record"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -124,4 +125,72 @@ func TestSniffTextAndJSON(t *testing.T) {
 		assert.Equal(t, 2, strings.Count(shown, "SaslAuthenticate v2"), out.String())
 		assert.NotContains(t, shown, "Metadata v12")
 	}
+}
+
+// produceLine is the first Produce request line of sniff -json output.
+func produceLine(t *testing.T, out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, `"api":"Produce"`) && strings.Contains(l, `"dir":"request"`) {
+			return l
+		}
+	}
+	t.Fatalf("no Produce request line in:\n%s", out)
+	return ""
+}
+
+// TestSniffRawRecords (issue 27, case 14): with -json -raw-records a
+// Produce request's line carries its records as bytes, and kwire encode
+// turns the line back into the frame the capture holds.
+func TestSniffRawRecords(t *testing.T) {
+	c := capturetest.New()
+	k := c.Dial("10.0.0.5:40001", "10.0.0.9:9092", true)
+	client := "producer"
+	batch, err := record.Build([]record.Record{{Key: []byte("k"), Value: []byte("hello")}})
+	require.NoError(t, err)
+	p := messages.NewProduceRequest()
+	p.Acks, p.TimeoutMs = -1, 1000
+	p.TopicData = []messages.ProduceRequestTopicProduceData{{Name: "orders",
+		PartitionData: []messages.ProduceRequestPartitionProduceData{{Index: 0, Records: batch}}}}
+	req, err := kwire.AppendRequest(nil, p, 9, 7, &client)
+	require.NoError(t, err)
+	k.Send(true, req, 1460)
+	k.Close()
+	path := writeCapture(t, c.Pcap(), "produce.pcap")
+
+	var out bytes.Buffer
+	require.NoError(t, runSniff([]string{"-r", path, "-json", "-raw-records"}, nil, &out, &out))
+	line := produceLine(t, out.String())
+	var frame bytes.Buffer
+	require.NoError(t, runEncode([]string{"-raw"}, strings.NewReader(line), &frame))
+	assert.Equal(t, req, frame.Bytes(), "the line re-encodes to the captured frame")
+
+	out.Reset()
+	require.NoError(t, runSniff([]string{"-r", path, "-json"}, nil, &out, &out))
+	line = produceLine(t, out.String())
+	assert.Error(t, runEncode([]string{"-raw"}, strings.NewReader(line), &frame), "a records summary does not re-encode")
+
+	assert.Error(t, runSniff([]string{"-r", path, "-raw-records"}, nil, &out, &out), "-raw-records needs -json")
+}
+
+// TestSniffDirectory (issue 27, case 14): -r DIR says it is a directory,
+// not "not a capture: 0 bytes".
+func TestSniffDirectory(t *testing.T) {
+	err := runSniff([]string{"-r", t.TempDir()}, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a directory")
+}
+
+// TestSniffJSONSummaryErrorsList (issue 27, case 14): the JSON summary
+// lists no errors as [], not null.
+func TestSniffJSONSummaryErrorsList(t *testing.T) {
+	c := capturetest.New()
+	k := c.Dial("10.0.0.5:40001", "10.0.0.9:9092", true)
+	req, err := kwire.AppendRequest(nil, messages.NewHeartbeatRequest(), 4, 1, nil)
+	require.NoError(t, err)
+	k.Send(true, req, 1460)
+	k.Close()
+	var out bytes.Buffer
+	require.NoError(t, runSniff([]string{"-r", "-", "-json", "-summary"}, bytes.NewReader(c.Pcap()), &out, &out))
+	assert.Contains(t, out.String(), `"errors":[]`)
+	assert.NotContains(t, out.String(), `"errors":null`)
 }

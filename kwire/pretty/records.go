@@ -250,11 +250,11 @@ func (r *jsonReader) recordSet() ([]byte, error) {
 	case full && summary:
 		return nil, r.failAt(start, ErrJSONValue, "records mix the summary and the full form")
 	case setErr != nil:
-		return nil, r.failAt(start, ErrJSONValue, "records that did not parse (%s) cannot be rebuilt: write them with WithRawRecords", *setErr)
+		return nil, r.failAt(start, ErrJSONValue, "records that did not parse (%s) cannot be rebuilt: write them with WithRawRecords (on the command line, -json -raw-records)", *setErr)
 	case partial:
-		return nil, r.failAt(start, ErrJSONValue, "records cut short (Partial) cannot be rebuilt: the cut batch is not in the JSON; write them with WithRawRecords")
+		return nil, r.failAt(start, ErrJSONValue, "records cut short (Partial) cannot be rebuilt: the cut batch is not in the JSON; write them with WithRawRecords (on the command line, -json -raw-records)")
 	case !full && summaryBytes != 0:
-		return nil, r.failAt(start, ErrJSONValue, "a records summary (%d bytes) cannot be read back: write them with WithRecords or WithRawRecords", summaryBytes)
+		return nil, r.failAt(start, ErrJSONValue, "a records summary (%d bytes) cannot be read back: write them with WithRecords or WithRawRecords (on the command line, -json -records or -json -raw-records)", summaryBytes)
 	}
 	if out == nil {
 		out = []byte{}

@@ -115,10 +115,12 @@ func (k *Conn) Send(fromClient bool, data []byte, mss int) {
 	k.c.Add(k.Segments(fromClient, data, mss)...)
 }
 
-// Close captures a FIN from each side.
+// Close captures a FIN from each side and the client's last ACK, as a
+// clean close does.
 func (k *Conn) Close() {
 	k.c.Add(k.segment(true, false, true, nil))
 	k.c.Add(k.segment(false, false, true, nil))
+	k.c.Add(k.segment(true, false, false, nil))
 }
 
 // segment builds one Ethernet/IP/TCP packet and advances the sender's
