@@ -26,7 +26,35 @@ type Decoder struct {
 	// (ErrValueOutOfRange, ErrInvalidLength). What an exact decode
 	// accepts, encoding gives back unchanged.
 	Exact bool
+
+	// KafkaLimits holds decoding to the limits Kafka's own reader
+	// enforces (Kafka 4.4 on): an array or collection of more than
+	// 1,000,000 elements, or a tagged-field section of more than 10,000
+	// fields, is refused (ErrKafkaLimit, an ErrTooLarge) before anything
+	// is allocated for it. A broker refuses such a frame; without the
+	// option kwire reads it if its bytes are there. The proxy decodes
+	// with it on.
+	//
+	// kwire's own bounds, beside Kafka's: a length (string, bytes, array,
+	// tagged section) that the bytes left cannot hold is refused before
+	// allocation, always; Kafka's reader finds that out only when it
+	// runs out of bytes, having allocated up to 1,000 elements of an
+	// array first, so kwire is the stricter there. An array whose bytes
+	// are there kwire allocates whole, at once (no more elements than
+	// the bytes left hold at the element's smallest wire size), where
+	// Kafka starts at a capacity of at most 1,000 and grows as it reads:
+	// both end at the same memory for a frame they accept, and kwire
+	// does not imitate the growth. MaxAlloc has no Kafka counterpart
+	// (stricter, when set); without KafkaLimits kwire takes counts and
+	// tagged sections of any size the bytes hold (looser).
+	KafkaLimits bool
 }
+
+// Kafka's reader limits (Decoder.KafkaLimits).
+const (
+	kafkaMaxElements  = 1_000_000
+	kafkaMaxTagFields = 10_000
+)
 
 // Unmarshal decodes a message body into msg, a pointer to a struct, which
 // is reset first. Fields the version lacks, and tagged fields that are not

@@ -31,7 +31,7 @@ func marshalError(pl *plan, err error) error {
 // start readies d, a zero decodeState, to read src. Filling a zero value in
 // place, rather than returning one, spares copying the whole decodeState.
 func (dc Decoder) start(d *decodeState, src []byte) {
-	d.src, d.limited, d.budget, d.exact = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact
+	d.src, d.limited, d.budget, d.exact, d.kafka = src, dc.MaxAlloc > 0, dc.MaxAlloc, dc.Exact, dc.KafkaLimits
 }
 
 // decodeBody resets the message at p and decodes it with pl.

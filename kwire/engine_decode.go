@@ -34,6 +34,8 @@ type decodeState struct {
 	budget  int
 	// exact refuses what encoding would not write back byte for byte.
 	exact bool
+	// kafka holds the decode to Kafka's reader limits (Decoder.KafkaLimits).
+	kafka bool
 	// trace, when set, is told of every value read: the decode is a
 	// layout trace (engine_trace.go), which runs the general path only.
 	trace *tracer
@@ -629,6 +631,9 @@ func (d *decodeState) arrayLength(o *fieldPlan) (int, error) {
 	if n < 0 && !o.nullable {
 		return 0, newFieldError(ErrNullNotAllowed, start, "")
 	}
+	if n > kafkaMaxElements && d.kafka {
+		return 0, newFieldError(ErrKafkaLimit, start, "%d elements: Kafka's reader refuses arrays of more than %d (Decoder.KafkaLimits)", n, kafkaMaxElements)
+	}
 	return n, nil
 }
 
@@ -761,6 +766,9 @@ func (d *decodeState) tagCount() (uint32, error) {
 	}
 	if uint64(count) > uint64(d.remaining()/2) {
 		return 0, newFieldError(ErrInvalidLength, start, "%d tagged fields in %d bytes", count, d.remaining())
+	}
+	if count > kafkaMaxTagFields && d.kafka {
+		return 0, newFieldError(ErrKafkaLimit, start, "%d tagged fields: Kafka's reader refuses sections of more than %d (Decoder.KafkaLimits)", count, kafkaMaxTagFields)
 	}
 	return count, nil
 }

@@ -21,6 +21,10 @@ var (
 	ErrNotAMessage        = errors.New("not a message struct")
 	ErrUnknownAPI         = errors.New("unknown API key")
 	ErrTooLarge           = errors.New("past a decoding limit")
+	// ErrKafkaLimit is a frame past the limits Kafka's own reader holds
+	// to (Decoder.KafkaLimits): a broker refuses it. It is an
+	// ErrTooLarge too (errors.Is says so).
+	ErrKafkaLimit error = kafkaLimit{}
 
 	// Stream framing (stream.go): ErrIncomplete means "read more bytes",
 	// never "invalid"; ErrFrameTooLarge is a size prefix above the limit.
@@ -64,3 +68,10 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// kafkaLimit is ErrKafkaLimit: a limit of its own that is also one of the
+// decoding limits ErrTooLarge stands for.
+type kafkaLimit struct{}
+
+func (kafkaLimit) Error() string        { return "past Kafka's reader limits" }
+func (kafkaLimit) Is(target error) bool { return target == ErrTooLarge }

@@ -24,6 +24,12 @@ func (r *Registry) ReadRequest(frame []byte) (kwire.RequestHeader, any, error) {
 	return kwire.ReadRequest(frame, r.RequestFor)
 }
 
+// ReadRequestWith is ReadRequest decoding with dec's options (its
+// KafkaLimits, say).
+func (r *Registry) ReadRequestWith(dec kwire.Decoder, frame []byte) (kwire.RequestHeader, any, error) {
+	return dec.ReadRequest(frame, r.RequestFor)
+}
+
 // TraceRequest returns the layout tree of a request frame (see
 // kwire.TraceRequest) of any API in the registry.
 func (r *Registry) TraceRequest(frame []byte) (*kwire.LayoutNode, error) {
@@ -37,5 +43,15 @@ func (r *Registry) ReadResponse(frame []byte, key, version int16) (kwire.Respons
 		return kwire.ResponseHeader{}, nil, err
 	}
 	h, err := kwire.ReadResponse(frame, msg, version)
+	return h, msg, err
+}
+
+// ReadResponseWith is ReadResponse decoding with dec's options.
+func (r *Registry) ReadResponseWith(dec kwire.Decoder, frame []byte, key, version int16) (kwire.ResponseHeader, any, error) {
+	msg, err := r.ResponseFor(key, version)
+	if err != nil {
+		return kwire.ResponseHeader{}, nil, err
+	}
+	h, err := dec.ReadResponse(frame, msg, version)
 	return h, msg, err
 }

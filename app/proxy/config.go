@@ -80,6 +80,13 @@ type Config struct {
 	// does not know (vendor and future APIs), which are otherwise kept
 	// and relayed untouched.
 	StripUnknown bool
+	// PastKafkaLimits decodes what Kafka's own reader refuses (an array
+	// of more than 1,000,000 elements, a tagged section of more than
+	// 10,000 fields: kwire.Decoder.KafkaLimits). Off by default: a
+	// request past them is logged and the connection closed, as the
+	// broker would close it, rather than relayed; a response past them
+	// is logged undecodable and relayed.
+	PastKafkaLimits bool
 	// Registry decodes messages (default messages.Default): register
 	// structs for proprietary APIs there to decode and filter them.
 	Registry *messages.Registry

@@ -402,7 +402,14 @@ func (c *conn) request(frame []byte) bool {
 	if !decode {
 		return c.push(&pending{key: key, version: version, corr: corr, sent: now}) && c.toUpstream(frame)
 	}
-	h, msg, err := cfg.Registry.ReadRequest(frame)
+	h, msg, err := cfg.Registry.ReadRequestWith(kwire.Decoder{KafkaLimits: !cfg.PastKafkaLimits}, frame)
+	if errors.Is(err, kwire.ErrKafkaLimit) {
+		e.Err = err
+		e.ClientID = clientIDOf(c.p.cfg.Registry, frame, key, version)
+		c.undecodable(e, 0)
+		c.closeWith("a request past Kafka's reader limits, not relayed: the broker refuses it")
+		return false
+	}
 	if err != nil {
 		e.Err = err
 		e.ClientID = clientIDOf(c.p.cfg.Registry, frame, key, version)
@@ -613,7 +620,7 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok 
 	if !decode {
 		return frame, true
 	}
-	h, msg, err := cfg.Registry.ReadResponse(frame, pd.key, pd.version)
+	h, msg, err := cfg.Registry.ReadResponseWith(kwire.Decoder{KafkaLimits: !cfg.PastKafkaLimits}, frame, pd.key, pd.version)
 	if err != nil {
 		e.Err = err
 		c.undecodable(e, 0)

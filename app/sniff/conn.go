@@ -617,7 +617,11 @@ func (c *conn) request(d int, frame []byte, whole bool, ts time.Time) {
 	r.Key, r.Version, r.CorrelationID = key, version, corr
 	if whole {
 		var h kwire.RequestHeader
-		h, r.Msg, r.Err = c.s.opt.Registry.ReadRequest(frame)
+		h, r.Msg, r.Err = c.s.opt.Registry.ReadRequestWith(kafkaLimits, frame)
+		if errors.Is(r.Err, kwire.ErrKafkaLimit) {
+			r.Note = join(r.Note, pastKafkaLimits(r.Err))
+			h, r.Msg, r.Err = c.s.opt.Registry.ReadRequest(frame)
+		}
 		r.ClientID = h.ClientID
 	} else {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
@@ -749,7 +753,11 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 	if !whole {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
 	} else {
-		_, r.Msg, r.Err = c.s.opt.Registry.ReadResponse(frame, r.Key, r.Version)
+		_, r.Msg, r.Err = c.s.opt.Registry.ReadResponseWith(kafkaLimits, frame, r.Key, r.Version)
+		if errors.Is(r.Err, kwire.ErrKafkaLimit) {
+			r.Note = join(r.Note, pastKafkaLimits(r.Err))
+			_, r.Msg, r.Err = c.s.opt.Registry.ReadResponse(frame, r.Key, r.Version)
+		}
 	}
 	if r.Err != nil {
 		c.s.stats.Undecodable++
@@ -848,4 +856,23 @@ func (c *conn) record(r *Record, d int) {
 	}
 	r.Client, r.Server = c.addr[client], c.addr[1-client]
 	c.s.record(r)
+}
+
+// kafkaLimits decodes as Kafka's reader would, to name the frames a
+// broker or a Java client refuses; such a frame is then decoded without
+// the limits, so its content shows all the same.
+var kafkaLimits = kwire.Decoder{KafkaLimits: true}
+
+// pastKafkaLimits is the note on a frame that breaks Kafka's reader
+// limits.
+func pastKafkaLimits(err error) string {
+	detail := err.Error()
+	var e *kwire.Error
+	if errors.As(err, &e) {
+		detail = e.Detail
+		if e.Path != "" {
+			detail = e.Path + ": " + detail
+		}
+	}
+	return "past Kafka's reader limits: Kafka refuses this frame (" + detail + ")"
 }

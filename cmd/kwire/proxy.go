@@ -30,7 +30,7 @@ type proxyFlags struct {
 	JSON                                     bool
 	Log                                      string
 	LogQueue                                 int
-	Unstable, StripUnknown                   bool
+	Unstable, StripUnknown, PastKafkaLimits  bool
 	AsKafka                                  string
 	MaxFrame, MaxConns, MaxBrokers           int
 	DialTimeout, IdleTimeout, DrainTimeout   time.Duration
@@ -68,6 +68,7 @@ func (f *proxyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.LogQueue, "log-queue", 4096, "log lines that may wait for the output before lines are dropped (and counted)")
 	fs.BoolVar(&f.Unstable, "unstable", false, "let clients use API versions Kafka marks unstable")
 	fs.BoolVar(&f.StripUnknown, "strip-unknown", false, "remove API keys kwire does not know (vendor, future) from ApiVersions")
+	fs.BoolVar(&f.PastKafkaLimits, "past-kafka-limits", false, "decode and relay requests Kafka's reader refuses (arrays over 1,000,000 elements, tagged sections over 10,000 fields) instead of closing their connection")
 	fs.StringVar(&f.AsKafka, "as-kafka", "", "offer clients only what this Kafka release does (3.7, 2.8, 4.0, 3.7-kraft: see kwire apis -releases)")
 	fs.IntVar(&f.MaxFrame, "max-frame", kwire.DefaultMaxFrameSize, "the largest frame relayed (size prefix)")
 	fs.IntVar(&f.MaxConns, "max-conns", proxy.DefaultMaxConns, "client connections open at once (-1: no bound); more wait in the backlog")
@@ -270,7 +271,7 @@ func runProxy(args []string, out io.Writer) error {
 		MaxBrokers: f.MaxBrokers, MaxConns: f.MaxConns, MaxFrame: f.MaxFrame,
 		DialTimeout: f.DialTimeout, IdleTimeout: f.IdleTimeout, DrainTimeout: f.DrainTimeout,
 		RequestTimeout: f.RequestTimeout,
-		Unstable:       f.Unstable, StripUnknown: f.StripUnknown, Notice: notice,
+		Unstable:       f.Unstable, StripUnknown: f.StripUnknown, PastKafkaLimits: f.PastKafkaLimits, Notice: notice,
 		TLS: serveTLS, UpstreamTLS: upstreamTLS,
 	}
 	if cfg.Registry, err = f.Schemas.registry(os.Stderr); err != nil {
