@@ -7,6 +7,7 @@ replace github.com/kwirelabs/kwire => ../
 require (
 	github.com/gopacket/gopacket v1.7.7
 	github.com/kwirelabs/kwire v0.0.0-00010101000000-000000000000
+	github.com/leanovate/gopter v0.2.11
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.59.0
 )

@@ -15,6 +15,10 @@ import (
 //go:embed page.css
 var pageCSS string
 
+// CSS is the style sheet of the site's pages, for other pages of kwire's
+// (kwire conform -html) to look like them.
+func CSS() template.CSS { return template.CSS(pageCSS) }
+
 //go:embed page.js
 var pageJS string
 

@@ -14,14 +14,15 @@ import (
 // and is not a failure; an unknown flag is one, named by its subcommand.
 func TestSubcommandHelp(t *testing.T) {
 	for cmd, flags := range map[string][]string{
-		"layout": {"-html", "-k", "-response", "-v"},
-		"decode": {"-json", "-response", "-raw-records", "-show-secrets"},
-		"encode": {"-k", "-v", "-response", "-corr", "-client", "-raw", "-schemas"},
-		"send":   {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records", "-tls", "-tls-ca", "-tls-insecure", "-sasl-mechanism"},
-		"proxy":  {"-listen", "-upstream", "-json", "-log", "-as-kafka"},
-		"apis":   {"-kafka", "-since", "-releases", "-sizes"},
-		"site":   {"-o", "-schemas"},
-		"probe":  {"-b", "-tls", "-tls-ca", "-tls-insecure", "-timeout", "-apis"},
+		"layout":  {"-html", "-k", "-response", "-v"},
+		"decode":  {"-json", "-response", "-raw-records", "-show-secrets"},
+		"encode":  {"-k", "-v", "-response", "-corr", "-client", "-raw", "-schemas"},
+		"send":    {"-b", "-k", "-v", "-corr", "-client", "-timeout", "-records", "-raw-records", "-tls", "-tls-ca", "-tls-insecure", "-sasl-mechanism"},
+		"proxy":   {"-listen", "-upstream", "-json", "-log", "-as-kafka"},
+		"apis":    {"-kafka", "-since", "-releases", "-sizes"},
+		"site":    {"-o", "-schemas"},
+		"conform": {"-b", "-api", "-skip", "-seed", "-n", "-timeout", "-destructive", "-json", "-html", "-tls", "-tls-ca", "-tls-insecure", "-sasl-mechanism"},
+		"probe":   {"-b", "-tls", "-tls-ca", "-tls-insecure", "-timeout", "-apis"},
 	} {
 		var out bytes.Buffer
 		err := run([]string{cmd, "-h"}, &out)

@@ -35,6 +35,10 @@ commands:
                                     -sizes: smallest request/response frame of every version (TSV)
   apis -kafka 3.7 [-since 3.6]      what a Kafka release offers (or changed); -releases lists them
   probe -b HOST:PORT [-tls]         which Kafka release a broker looks like, from its ApiVersions
+  conform -b HOST:PORT [-api LIST] [-skip LIST] [-seed N] [-n N] [-destructive] [-json] [-html FILE]
+                                    check a broker's protocol conformance: every
+                                    API and version it offers, minimal and random
+                                    requests, malformed input; exit 1 on a failure
   proxy -listen HOST:PORT -upstream HOST:PORT [-json] [-log FILE]
                                     relay a Kafka cluster, logging every message
   sniff -r FILE|- [-port LIST] [-json] [-api LIST] [-errors] [-client ID]
@@ -51,6 +55,10 @@ commands:
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil && !errors.Is(err, errHelp) {
 		fmt.Fprintln(os.Stderr, errorLine(err))
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -100,6 +108,8 @@ func run(args []string, out io.Writer) error {
 		return runSniff(args[1:], os.Stdin, out, os.Stderr)
 	case "gen":
 		return runGen(args[1:])
+	case "conform":
+		return runConform(args[1:], out)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(out, usage)
 		return nil
