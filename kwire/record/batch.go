@@ -73,30 +73,33 @@ type Batch struct {
 func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
 
 // Records decodes all the batch's records into a new slice, and their
-// headers into one shared array. Keys and values alias the input (or, for
+// headers into a shared array (another only when a record has more headers
+// than the array has room left for). Keys and values alias the input (or, for
 // a compressed batch, its decompressed buffer). It allocates what it
 // returns and nothing else: the slice is sized from what the bytes can
 // hold, never from the count the batch claims.
 func (b *Batch) Records() ([]Record, error) {
 	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
-	headers := 0
+	var slab []Header
 	it := b.Iter()
 	for it.Next() {
 		out = append(out, *it.RecordWithoutHeaders())
-		headers += it.headerCount
-	}
-	if it.Err() != nil || headers == 0 {
-		return out, it.Err()
-	}
-	// A second pass decodes the headers into one array sized exactly.
-	slab := make([]Header, headers)
-	it = b.Iter()
-	for i := 0; it.Next(); i++ {
 		n := it.headerCount
-		out[i].Headers = it.appendHeaders(slab[:0:n])
-		slab = slab[n:]
+		if n == 0 {
+			continue
+		}
+		if cap(slab)-len(slab) < n {
+			// One array for the headers of the records left, sized from
+			// this record's count and held to what the bytes can hold; a
+			// record with more starts another.
+			left := max(0, min(int(b.NumRecords), cap(out))-len(out)+1)
+			slab = make([]Header, 0, max(n, min(n*left, len(b.records)/2)))
+		}
+		start := len(slab)
+		slab = it.appendHeaders(slab)
+		out[len(out)-1].Headers = slab[start:len(slab):len(slab)]
 	}
-	return out, nil
+	return out, it.Err()
 }
 
 // minRecordLen is the size of the smallest record of a batch of magic m.

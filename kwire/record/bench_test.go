@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -82,3 +83,84 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecordFloor is the cost per record of walking an uncompressed
+// batch's records (op=iter: RecordIter with RecordWithoutHeaders and every
+// header walked; op=records: Batch.Records) against what no parser avoids
+// over the same bytes: op=crc, CRC-32C of the records section, and
+// op=memcpy, one copy of it. The batch is checked (CRC, count) once
+// outside the loop, so op=iter is parsing alone.
+func BenchmarkRecordFloor(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, shape := range []struct {
+		name           string
+		value, headers int
+	}{{"value=100", 100, 0}, {"value=10", 10, 0}, {"value=100/headers=3", 100, 3}} {
+		recs := make([]Record, 1000)
+		for i := range recs {
+			v := make([]byte, shape.value)
+			for j := range v {
+				v[j] = "abcdefgh"[rng.IntN(8)]
+			}
+			recs[i] = Record{Key: fmt.Appendf(nil, "%08d", i), Value: v, Timestamp: 1_700_000_000_000 + int64(i)}
+			for h := range shape.headers {
+				recs[i].Headers = append(recs[i].Headers, Header{Key: fmt.Sprintf("header-%03d", h), Value: fmt.Appendf(nil, "%016d", i)})
+			}
+		}
+		data, err := Build(recs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch, err := NewReader(data).Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		section := batch.records
+		perRecord := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(recs)), "ns/record")
+		}
+		b.Run(shape.name+"/op=iter", func(b *testing.B) {
+			b.SetBytes(int64(len(section)))
+			b.ReportAllocs()
+			for b.Loop() {
+				it := batch.Iter()
+				for it.Next() {
+					_ = it.RecordWithoutHeaders()
+					for h := it.Headers(); h.Next(); {
+					}
+				}
+				if it.Err() != nil {
+					b.Fatal(it.Err())
+				}
+			}
+			perRecord(b)
+		})
+		b.Run(shape.name+"/op=records", func(b *testing.B) {
+			b.SetBytes(int64(len(section)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := batch.Records(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perRecord(b)
+		})
+		b.Run(shape.name+"/op=crc", func(b *testing.B) {
+			b.SetBytes(int64(len(section)))
+			for b.Loop() {
+				crcSink = crc32.Checksum(section, castagnoli)
+			}
+			perRecord(b)
+		})
+		b.Run(shape.name+"/op=memcpy", func(b *testing.B) {
+			b.SetBytes(int64(len(section)))
+			dst := make([]byte, len(section))
+			for b.Loop() {
+				copy(dst, section)
+			}
+			perRecord(b)
+		})
+	}
+}
+
+var crcSink uint32

@@ -107,6 +107,7 @@ func (it *RecordIter) Headers() HeaderIter {
 
 // appendHeaders decodes the current record's headers onto dst.
 func (it *RecordIter) appendHeaders(dst []Header) []Header {
+	start := len(dst)
 	h := it.Headers()
 	for i := 0; h.Next(); i++ {
 		key := ""
@@ -117,7 +118,7 @@ func (it *RecordIter) appendHeaders(dst []Header) []Header {
 		}
 		dst = append(dst, Header{Key: key, Value: h.Value()})
 	}
-	it.lastHeaders = dst
+	it.lastHeaders = dst[start:]
 	return dst
 }
 
@@ -138,8 +139,16 @@ func (h *HeaderIter) Next() bool {
 		return false
 	}
 	h.left--
-	h.key, h.value = h.dec.varBytes(""), h.dec.varBytes("")
-	return h.dec.ok()
+	// RecordIter.Next has checked the headers' bytes.
+	p := h.dec.pos
+	h.key, p = varBytesAt(h.dec.b, p)
+	h.value, p = varBytesAt(h.dec.b, p)
+	if p < 0 {
+		h.left = 0
+		return false
+	}
+	h.dec.pos = p
+	return true
 }
 
 // Key is the current header's key.
@@ -208,8 +217,66 @@ func (it *RecordIter) decodeLegacy() bool {
 
 // decodeV2 reads one record: the varint length, then exactly that many
 // bytes of attributes, deltas, key, value and headers. The headers are
-// checked and counted against the batch's limit, not decoded.
+// checked and counted against the batch's limit, not decoded. A record
+// that does not parse on the fast path is read again field by field, which
+// names what is wrong and where.
 func (it *RecordIter) decodeV2() bool {
+	if it.fastV2() {
+		return true
+	}
+	return it.checkedV2()
+}
+
+// fastV2 parses the next record with the checks of checkedV2 but without
+// naming failures: it reports false at the first one.
+func (it *RecordIter) fastV2() bool {
+	d, b, r := &it.dec, it.batch, &it.rec
+	rest := d.b[d.pos:]
+	length, p := varintAt(rest, 0)
+	if p < 0 || length < minRecordLenV2-1 || int(length) > len(rest)-p {
+		return false
+	}
+	rec := rest[:p+int(length)]
+	attributes := rec[p]
+	tsDelta, p := varlongAt(rec, p+1)
+	offsetDelta, p := varintAt(rec, p)
+	key, p := varBytesAt(rec, p)
+	value, p := varBytesAt(rec, p)
+	count, p := varintAt(rec, p)
+	// A header takes at least two bytes (two varint lengths).
+	if p < 0 || count < 0 || int(count) > (len(rec)-p)/2 || int(count) > it.headersLeft {
+		return false
+	}
+	headersAt := p
+	for range count {
+		var hk []byte
+		if hk, p = varBytesAt(rec, p); hk == nil {
+			return false // null, or malformed
+		}
+		if _, p = varBytesAt(rec, p); p < 0 {
+			return false
+		}
+	}
+	if p != len(rec) {
+		return false
+	}
+	it.headerBytes, it.headerCount = rec[headersAt:], int(count)
+	it.headersLeft -= int(count)
+	d.pos += len(rec)
+	r.Attributes, r.Key, r.Value = int8(attributes), key, value
+	r.Offset = b.BaseOffset + int64(offsetDelta)
+	it.stored = b.BaseTimestamp + tsDelta
+	if b.Attributes.TimestampType() == LogAppendTime {
+		r.Timestamp = b.MaxTimestamp
+	} else {
+		r.Timestamp = it.stored
+	}
+	return true
+}
+
+// checkedV2 is decodeV2 field by field through the decoder, which records
+// the first failure.
+func (it *RecordIter) checkedV2() bool {
 	d, b, r := &it.dec, it.batch, &it.rec
 	lenPos := d.pos
 	length := d.varint("length")

@@ -62,3 +62,55 @@ func sizeVarlong(v int64) int {
 	}
 	return n
 }
+
+// The fast path of record parsing reads fields at a position p of a slice
+// and returns the position after, or -1 for a failure, which every later
+// read passes on; one check at the end of a record covers them all. A
+// one-byte varint, the common case, is read inline.
+
+// varintAt reads the int32 varint at b[p:].
+func varintAt(b []byte, p int) (int32, int) {
+	if uint(p) < uint(len(b)) && b[p] < 0x80 {
+		return unzigzag32(uint32(b[p])), p + 1
+	}
+	return varintAtSlow(b, p)
+}
+
+func varintAtSlow(b []byte, p int) (int32, int) {
+	if p < 0 || p > len(b) {
+		return 0, -1
+	}
+	v, n := readVarint(b[p:])
+	if n <= 0 {
+		return 0, -1
+	}
+	return v, p + n
+}
+
+// varlongAt reads the int64 varlong at b[p:].
+func varlongAt(b []byte, p int) (int64, int) {
+	if uint(p) < uint(len(b)) && b[p] < 0x80 {
+		return int64(unzigzag32(uint32(b[p]))), p + 1
+	}
+	if p < 0 || p > len(b) {
+		return 0, -1
+	}
+	v, n := readVarlong(b[p:])
+	if n <= 0 {
+		return 0, -1
+	}
+	return v, p + n
+}
+
+// varBytesAt reads varint-length-prefixed bytes at b[p:]: nil for null
+// (length -1), and nil with -1 for a failure.
+func varBytesAt(b []byte, p int) ([]byte, int) {
+	n, p := varintAt(b, p)
+	switch {
+	case p < 0 || n < -1 || int(n) > len(b)-p:
+		return nil, -1
+	case n == -1:
+		return nil, p
+	}
+	return b[p : p+int(n) : p+int(n)], p + int(n)
+}
