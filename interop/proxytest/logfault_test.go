@@ -1,7 +1,6 @@
 package proxytest
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -25,10 +24,7 @@ func TestLogToFullDisk(t *testing.T) {
 		require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Value: []byte("x")}).FirstErr())
 	}
 	cl.Close()
-	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
-	err = p.cmd.Wait()
-	<-p.stderrOK
-	require.Error(t, err, "the proxy exited 0 having lost its log")
+	require.Error(t, p.Interrupt(t), "the proxy exited 0 having lost its log")
 	require.Contains(t, p.Stderr(), "no space left on device")
 	require.Contains(t, p.Stderr(), "lines lost to write errors")
 }

@@ -1,7 +1,6 @@
 package proxytest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -41,59 +40,42 @@ func TestMain(m *testing.M) {
 
 // runningProxy is a `kwire proxy -json` subprocess.
 type runningProxy struct {
-	Addr     string // the bootstrap listener
-	cmd      *exec.Cmd
-	logPath  string
-	mu       sync.Mutex
-	stderr   bytes.Buffer
-	stderrOK chan struct{}
+	Addr    string // the bootstrap listener
+	cmd     *exec.Cmd
+	logPath string
+	stderr  *output
+	exited  chan struct{} // closed once the process has exited and all its stderr is read
+	exitErr error         // Wait's answer, set before exited is closed
 }
 
-var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> (\S+)$`)
+var listening = regexp.MustCompile(`(?m)^kwire proxy: (\S+) -> (\S+)$`)
 
 // startProxy runs the proxy in front of upstream; it is stopped with
 // SIGINT at the end of the test (or by Stop).
 func startProxy(t *testing.T, upstream string, extra ...string) *runningProxy {
 	t.Helper()
-	p := &runningProxy{logPath: filepath.Join(t.TempDir(), "proxy.log"), stderrOK: make(chan struct{})}
+	p := &runningProxy{logPath: filepath.Join(t.TempDir(), "proxy.log"), stderr: newOutput(), exited: make(chan struct{})}
 	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", p.logPath}, extra...)
 	p.cmd = exec.Command(kwireBin, args...)
-	errs, err := p.cmd.StderrPipe()
-	require.NoError(t, err)
+	// Not a pipe the test reads: exec copies stderr into p.stderr and Wait
+	// returns only once that copy has reached EOF, so no line is lost to
+	// Wait closing the pipe under a reader.
+	p.cmd.Stderr = p.stderr
+	p.cmd.WaitDelay = 10 * time.Second // bounds Wait if something else holds stderr open
 	require.NoError(t, p.cmd.Start())
-	first := make(chan string, 1)
 	go func() {
-		defer close(p.stderrOK)
-		sc := bufio.NewScanner(errs)
-		n := 0
-		for sc.Scan() {
-			if n == 0 && listening.MatchString(sc.Text()) {
-				first <- sc.Text()
-				n++
-			}
-			p.mu.Lock()
-			p.stderr.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-		}
-		if n == 0 {
-			close(first)
-		}
+		p.exitErr = p.cmd.Wait()
+		close(p.exited)
 	}()
-	select {
-	case line := <-first:
-		m := listening.FindStringSubmatch(line)
-		require.NotNil(t, m, "proxy's first line: %q", line)
-		p.Addr = m[1]
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatal("the proxy did not say where it listens")
-	}
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			p.cmd.Wait()
-		}
+		p.cmd.Process.Kill()
+		<-p.exited
 	})
+	m := p.stderr.await(listening, p.exited, 30*time.Second)
+	if m == nil {
+		t.Fatalf("the proxy did not say where it listens; stderr:\n%s", p.Stderr())
+	}
+	p.Addr = m[1]
 	return p
 }
 
@@ -119,26 +101,79 @@ func (p *runningProxy) Stop(t *testing.T) []logLine {
 // bytes.
 func (p *runningProxy) StopRaw(t *testing.T) []byte {
 	t.Helper()
-	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	select {
-	case err := <-done:
-		<-p.stderrOK
-		require.NoError(t, err, "proxy exit; stderr:\n%s", p.Stderr())
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatal("the proxy did not stop on SIGINT")
-	}
+	require.NoError(t, p.Interrupt(t), "proxy exit; stderr:\n%s", p.Stderr())
 	raw, err := os.ReadFile(p.logPath)
 	require.NoError(t, err)
 	return raw
 }
 
-func (p *runningProxy) Stderr() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
+// Interrupt sends SIGINT and returns the exit status once the process has
+// exited and its stderr is all in Stderr; it fails the test if that takes
+// over 30 seconds.
+func (p *runningProxy) Interrupt(t *testing.T) error {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	select {
+	case <-p.exited:
+		return p.exitErr
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatalf("the proxy did not stop on SIGINT; stderr:\n%s", p.Stderr())
+		return nil
+	}
+}
+
+func (p *runningProxy) Stderr() string { return p.stderr.String() }
+
+// output is what a process writes, as it arrives.
+type output struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed, and replaced, at each write
+}
+
+func newOutput() *output { return &output{grew: make(chan struct{})} }
+
+func (o *output) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.b.Write(b)
+	close(o.grew)
+	o.grew = make(chan struct{})
+	return len(b), nil
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// await returns re's first match (with its groups) in the complete lines
+// written so far, waiting for one to be written until exited is closed or
+// d has passed; nil if none came.
+func (o *output) await(re *regexp.Regexp, exited <-chan struct{}, d time.Duration) []string {
+	deadline := time.After(d)
+	for {
+		o.mu.Lock()
+		text, grew := o.b.String(), o.grew
+		o.mu.Unlock()
+		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+			if m := re.FindStringSubmatch(text[:i+1]); m != nil {
+				return m
+			}
+		}
+		select {
+		case <-grew:
+		case <-exited:
+			if m := re.FindStringSubmatch(o.String()); m != nil {
+				return m
+			}
+			return nil
+		case <-deadline:
+			return nil
+		}
+	}
 }
 
 // Listeners are the local addresses the proxy opened, one per upstream
