@@ -69,6 +69,7 @@ func openRecordsField(n *kwire.LayoutNode, b []byte) error {
 			break
 		}
 		n.Children = append(n.Children, batchNode(i, batch, base+start))
+		batch.Release() // the nodes hold the header's values, not the records
 	}
 	if end := base + r.Offset(); end < n.Offset+n.Size {
 		n.Children = append(n.Children, &kwire.LayoutNode{Name: "rest", Type: typeRecordBatch,

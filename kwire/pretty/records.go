@@ -81,6 +81,7 @@ func (s *recordStats) add(data []byte) {
 		if c := b.Attributes.Codec(); !slices.Contains(s.codecs, c) {
 			s.codecs = append(s.codecs, c)
 		}
+		b.Release() // its decompression buffer serves the next batch
 	}
 	s.partial = s.partial || r.Partial()
 }
@@ -173,6 +174,7 @@ func (w *jsonWriter) appendRecordsDetail(data []byte) {
 		}
 		before := len(dst)
 		dst, err = appendBatch(dst, b)
+		b.Release() // the JSON holds copies of the records
 		w.fullRecords += len(dst) - before
 		if err != nil {
 			failed = err

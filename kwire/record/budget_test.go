@@ -272,3 +272,79 @@ func zstdStreamed(t testing.TB, plain []byte) []byte {
 	}
 	return out.Bytes()
 }
+
+// A 100 MiB fetch (100 lz4 batches of 1 MiB of records each) under a
+// 32 MiB budget: a consumer that keeps its batches is refused at the batch
+// that would pass 32 MiB, having allocated no more than the budget; one
+// that releases each batch reads all 100 holding one batch's buffer at a
+// time. The figures are logged (go test -run Budget100MiB -v).
+func TestBudget100MiBFetch(t *testing.T) {
+	const batches, budgetBytes = 100, 32 << 20
+	set, starts, plain := budgetSet(t, CodecLZ4, batches, 1<<20)
+	t.Logf("fetch: %d batches, %d bytes compressed, %d decompressed", batches, len(set), batches*plain)
+	charge := classSize(classFor(plain))
+
+	budget := NewBudget(budgetBytes)
+	var kept []*Batch
+	var refusal error
+	alloc, _ := allocated(func() {
+		r := &Reader{Budget: budget}
+		r.Reset(set)
+		for {
+			b, err := r.Next()
+			if err != nil {
+				refusal = err
+				return
+			}
+			kept = append(kept, b)
+		}
+	})
+	var e *Error
+	if !errors.As(refusal, &e) || !errors.Is(refusal, ErrTooLarge) || len(kept) != budgetBytes/charge || e.Offset != starts[len(kept)]+batchHeaderLen {
+		t.Fatalf("kept: %d batches, then %v; want ErrTooLarge at batch %d", len(kept), refusal, budgetBytes/charge)
+	}
+	t.Logf("kept, budget %d: %d batches read, batch %d refused (%v); %d bytes allocated, budget peak %d", budgetBytes, len(kept), len(kept), refusal, alloc, budget.Peak())
+	if alloc > budgetBytes+1<<20 {
+		t.Errorf("kept: %d bytes allocated under a budget of %d", alloc, budgetBytes)
+	}
+	for _, b := range kept {
+		b.Release()
+	}
+
+	budget = NewBudget(budgetBytes)
+	n := 0
+	var err error
+	alloc, _ = allocated(func() {
+		r := &Reader{Budget: budget}
+		r.Reset(set)
+		for {
+			var b *Batch
+			if b, err = r.Next(); err != nil {
+				return
+			}
+			var recs []Record
+			if recs, err = b.Records(); err != nil {
+				return
+			}
+			n += len(recs)
+			b.Release()
+		}
+	})
+	if err != io.EOF || budget.Peak() > charge || budget.InUse() != 0 {
+		t.Fatalf("released: %d records, %v; peak %d (one batch: %d), in use %d", n, err, budget.Peak(), charge, budget.InUse())
+	}
+	t.Logf("released, budget %d: all %d records read; %d bytes allocated (the Records slices %d), budget peak %d", budgetBytes, n, alloc, n*recordStructBytes, budget.Peak())
+	if alloc > uint64(n*recordStructBytes)+2*uint64(charge)+1<<20 {
+		t.Errorf("released: %d bytes allocated", alloc)
+	}
+
+	alloc, _ = allocated(func() {
+		r := NewReader(set)
+		for {
+			if _, err := r.Next(); err != nil {
+				return
+			}
+		}
+	})
+	t.Logf("no budget, kept: %d bytes allocated", alloc)
+}

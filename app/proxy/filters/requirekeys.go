@@ -27,18 +27,28 @@ func (RequireKeys) Request(c *proxy.Conn, r *proxy.Request) proxy.Action {
 			if err != nil {
 				return &Refusal{kerr.CorruptMessage, err.Error()}
 			}
-			it := b.Iter()
-			for it.Next() {
-				if it.RecordWithoutHeaders().Key == nil {
-					return &Refusal{kerr.InvalidRecord, fmt.Sprintf("record %d of %s-%d has no key; this proxy requires keys", n, topic, partition)}
-				}
-				n++
-			}
-			if err := it.Err(); err != nil {
-				return &Refusal{kerr.CorruptMessage, err.Error()}
+			if refusal := requireKeys(b, &n, topic, partition); refusal != nil {
+				return refusal
 			}
 		}
 	})
+}
+
+// requireKeys checks one batch's records, counting them on n, and gives
+// back its decompression buffer: nothing outlives the check.
+func requireKeys(b *record.Batch, n *int, topic string, partition int32) *Refusal {
+	defer b.Release()
+	it := b.Iter()
+	for it.Next() {
+		if it.RecordWithoutHeaders().Key == nil {
+			return &Refusal{kerr.InvalidRecord, fmt.Sprintf("record %d of %s-%d has no key; this proxy requires keys", *n, topic, partition)}
+		}
+		*n++
+	}
+	if err := it.Err(); err != nil {
+		return &Refusal{kerr.CorruptMessage, err.Error()}
+	}
+	return nil
 }
 
 func (RequireKeys) Response(*proxy.Conn, *proxy.Response) proxy.Action { return proxy.Pass }
