@@ -28,6 +28,9 @@ func LoadAPIs(dirs ...string) ([]messages.API, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHeaderWire(msgs); err != nil {
+		return nil, err
+	}
 	apis, lones, err := pairAPIs(msgs)
 	if err != nil {
 		return nil, err
@@ -59,6 +62,35 @@ func LoadAPIs(dirs ...string) ([]messages.API, error) {
 		})
 	}
 	return out, nil
+}
+
+// checkHeaderWire checks the set's RequestHeader and ResponseHeader, when
+// it has them, against the headers kwire reads: request header v0-v3,
+// v3 being v2 and a tagged uuid ClientInstanceId at
+// kwire.ClientInstanceIDTag (KIP-1313), response header v0-v1. The APIs'
+// header tables were checked against the set's headers (checkHeaders):
+// this is where a set whose headers kwire would misread is refused.
+func checkHeaderWire(msgs []*Message) error {
+	for _, m := range msgs {
+		switch {
+		case m.Type != "header":
+		case m.Name == "ResponseHeader" && m.Max > 1:
+			return fmt.Errorf("%s: ResponseHeader has versions up to %d; kwire reads 0-1", sourcePaths(m), m.Max)
+		case m.Name == "RequestHeader" && m.Max > 3:
+			return fmt.Errorf("%s: RequestHeader has versions up to %d; kwire reads 0-3", sourcePaths(m), m.Max)
+		case m.Name == "RequestHeader" && m.Max == 3:
+			var added []*MField
+			for _, f := range m.Fields {
+				if f.Present[3] && !f.Present[2] {
+					added = append(added, f)
+				}
+			}
+			if len(added) != 1 || added[0].Name != "ClientInstanceId" || added[0].Type != "uuid" || !added[0].Tagged[3] || added[0].Tag != kwire.ClientInstanceIDTag {
+				return fmt.Errorf("%s: RequestHeader v3 must be v2 and a tagged uuid ClientInstanceId at tag %d, which is what kwire reads (KIP-1313)", sourcePaths(m), kwire.ClientInstanceIDTag)
+			}
+		}
+	}
+	return nil
 }
 
 // sourcePaths names the files a message was merged from.

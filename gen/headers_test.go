@@ -1,10 +1,13 @@
 package gen
 
 import (
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kwirelabs/kwire/kwire"
 )
 
 // headerSchema is a request (or response) of API key 1000, or key 18 for
@@ -186,5 +189,42 @@ func TestHeaderVersionsOfKafkaSets(t *testing.T) {
 	}
 	if n < 700 { // the shipped set has 368 request versions and as many responses
 		t.Fatalf("only %d versions checked", n)
+	}
+}
+
+// TestLoadAPIsHeaderV3: the KIP-1313 fixture loads, its OffsetDelete v1
+// on request header v3; a RequestHeader whose v3 kwire would misread (the
+// id at another tag, or a v4) is refused, naming the file.
+func TestLoadAPIsHeaderV3(t *testing.T) {
+	apis, err := LoadAPIs("testdata/kip1313")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(apis) != 1 || apis[0].Key != 47 || apis[0].MaxVersion != 1 {
+		t.Fatalf("apis %v", apis)
+	}
+	req, err := kwire.MessageInfoOf(apis[0].NewRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := req.RequestHeaders.String(); got != "0:1/1+:3" {
+		t.Fatalf("OffsetDelete's request header table %s", got)
+	}
+	for name, header := range map[string]string{
+		"the id at tag 1": strings.Replace(requestHeaderV3, `"tag": 0`, `"tag": 1`, 1),
+		"a v4":            strings.Replace(requestHeaderV3, `"0-3"`, `"0-4"`, 1),
+	} {
+		files := map[string]string{"RequestHeader": header}
+		for _, n := range []string{"OffsetDeleteRequest", "OffsetDeleteResponse"} {
+			b, err := os.ReadFile("testdata/kip1313/" + n + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[n] = string(b)
+		}
+		_, err := LoadAPIs(writeSchemas(t, files))
+		if err == nil || !strings.Contains(err.Error(), "RequestHeader.json") || !strings.Contains(err.Error(), "kwire reads") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

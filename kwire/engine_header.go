@@ -18,7 +18,7 @@ import (
 // into room checked once.
 func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 	cid := h.ClientID
-	if h.Version < 1 || cid == nil || len(*cid) > maxInlineCopy || *pointerOf(&h.UnknownTags).unknownFields() != nil {
+	if h.Version < 1 || h.Version >= requestHeaderWithInsID || cid == nil || len(*cid) > maxInlineCopy || *pointerOf(&h.UnknownTags).unknownFields() != nil {
 		b = append(b, 0, 0, 0, 0)
 		return appendRequestHeaderSlow(b, h)
 	}
@@ -52,9 +52,52 @@ func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
 		}
 	}
 	if h.Version >= 2 {
-		b = appendUnknownTags(b, h.UnknownTags)
+		b = appendUnknownTags(b, withInstanceID(h))
 	}
 	return b
+}
+
+// withInstanceID is the tagged fields of header h: its UnknownTags and,
+// from v3 when it is not zero, the ClientInstanceId, in tag order (it
+// takes the place of an unknown field of its tag).
+func withInstanceID(h *RequestHeader) UnknownTags {
+	if h.Version < requestHeaderWithInsID || h.ClientInstanceID == (UUID{}) {
+		return h.UnknownTags
+	}
+	id := TaggedField{Tag: ClientInstanceIDTag, Data: append([]byte(nil), h.ClientInstanceID[:]...)}
+	fields := make([]TaggedField, 0, h.UnknownTags.Len()+1)
+	for _, f := range h.UnknownTags.Fields() {
+		if f.Tag > id.Tag && id.Data != nil {
+			fields, id.Data = append(fields, id), nil
+		}
+		if f.Tag != ClientInstanceIDTag {
+			fields = append(fields, f)
+		}
+	}
+	if id.Data != nil {
+		fields = append(fields, id)
+	}
+	return NewUnknownTags(fields...)
+}
+
+// takeInstanceID moves header v3's ClientInstanceId from the tagged
+// fields read into h.ClientInstanceID. start is the offset of the
+// section, for the error of a value that is not a UUID.
+func (h *RequestHeader) takeInstanceID(start int) error {
+	fields := h.UnknownTags.Fields()
+	for i, f := range fields {
+		if f.Tag != ClientInstanceIDTag {
+			continue
+		}
+		if len(f.Data) != len(h.ClientInstanceID) {
+			return within(newFieldError(ErrBadTag, start, "ClientInstanceId (tag %d) holds %d bytes, a UUID 16", f.Tag, len(f.Data)), "ClientInstanceID")
+		}
+		copy(h.ClientInstanceID[:], f.Data)
+		rest := append(append([]TaggedField(nil), fields[:i]...), fields[i+1:]...)
+		h.UnknownTags = NewUnknownTags(rest...)
+		return nil
+	}
+	return nil
 }
 
 func appendResponseHeader(b []byte, h ResponseHeader) []byte {
@@ -128,8 +171,12 @@ func (d *decodeState) readRequestHeaderRest(h *RequestHeader) error {
 		}
 	}
 	if h.Version >= 2 {
+		start := d.off
 		tags, err := d.readUnknownTags()
 		h.UnknownTags = tags
+		if err == nil && h.Version >= requestHeaderWithInsID && tags.Len() > 0 {
+			err = h.takeInstanceID(start)
+		}
 		return err
 	}
 	return nil

@@ -5,20 +5,21 @@ import "encoding/binary"
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
 func AppendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string) ([]byte, error) {
-	return appendRequest(dst, msg, version, correlationID, clientID, UnknownTags{})
+	return appendRequest(dst, msg, version, correlationID, clientID, UnknownTags{}, nil)
 }
 
 // AppendRequestWithHeader is AppendRequest for a caller that has a whole
 // header, tagged fields included (a proxy passing a request on, say). The
 // header's APIVersion is the body's version; its Version and APIKey are
-// worked out from msg, as AppendRequest does.
+// worked out from msg, as AppendRequest does. Its ClientInstanceID is
+// written in header v3 and up when it is not zero.
 func AppendRequestWithHeader(dst []byte, h RequestHeader, msg any) ([]byte, error) {
-	return appendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags)
+	return appendRequest(dst, msg, h.APIVersion, h.CorrelationID, h.ClientID, h.UnknownTags, &h.ClientInstanceID)
 }
 
 // appendRequest is AppendRequestWithHeader, the header given by its
 // fields.
-func appendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string, tags UnknownTags) ([]byte, error) {
+func appendRequest(dst []byte, msg any, version int16, correlationID int32, clientID *string, tags UnknownTags, instance *UUID) ([]byte, error) {
 	pl, p := cachedRootPlan(msg, version) // inlined: messagePlan is not
 	var err error
 	if pl == nil {
@@ -31,6 +32,9 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	}
 	h := RequestHeader{Version: pl.reqHeader, APIKey: pl.apiKey,
 		APIVersion: version, CorrelationID: correlationID, ClientID: clientID, UnknownTags: tags}
+	if instance != nil && h.Version >= requestHeaderWithInsID {
+		h.ClientInstanceID = *instance
+	}
 	start := len(dst)
 	b := appendRequestHeader(dst, &h)
 	if b, err = encodeStruct(b, pl, p); err != nil {

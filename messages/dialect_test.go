@@ -1,6 +1,8 @@
 package messages_test
 
 import (
+	"bytes"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -172,4 +174,63 @@ func TestHeaderTableAgreesWithKafka(t *testing.T) {
 		t.Errorf("%d API versions checked, the shipped set has 368", n)
 	}
 	t.Logf("%d API versions: request and response header agree with the derivation", n)
+}
+
+// TestKIP1313Fixture: the KIP-1313 fixture set (gen/testdata/kip1313:
+// request header v3 and OffsetDelete v1 on it) as a dialect of the
+// shipped set. An OffsetDelete v1 request with a ClientInstanceId reads
+// back with header v3 and the id, and writes back byte for byte; its body
+// is the shipped OffsetDelete v0's, byte for byte, behind a longer header.
+func TestKIP1313Fixture(t *testing.T) {
+	apis := vendorAPIs(t, "../gen/testdata/kip1313")
+	reg := messages.Default.Clone()
+	if _, err := reg.Replace(apis[47]); err != nil {
+		t.Fatal(err)
+	}
+	if rq, rs, _ := reg.HeaderVersions(47, 1); rq != 3 || rs != 0 {
+		t.Fatalf("OffsetDelete v1 travels with request header v%d, response v%d", rq, rs)
+	}
+	shipped := &messages.OffsetDeleteRequest{GroupID: "g", Topics: []messages.OffsetDeleteRequestTopic{{Name: "t", Partitions: []messages.OffsetDeleteRequestPartition{{PartitionIndex: 3}}}}}
+	client := "kip1313-client"
+	id := kwire.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	v0, err := kwire.AppendRequest(nil, shipped, 0, 9, &client)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same body in the fixture's run-time type, at v1.
+	_, body, err := reg.ReadRequest(v0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, err := kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: 1, CorrelationID: 9, ClientID: &client, ClientInstanceID: id}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, got, err := reg.ReadRequest(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != 3 || h.ClientInstanceID != id || h.APIVersion != 1 || *h.ClientID != client {
+		t.Fatalf("header %+v", h)
+	}
+	again, err := kwire.AppendRequestWithHeader(nil, h, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, frame) {
+		t.Fatalf("written back:\n%x\nread:\n%x", again, frame)
+	}
+	// Header v1 (v0's) is 8+2+len(client) bytes; v3 adds the tagged
+	// section: a count, the tag, the size and the 16 bytes.
+	headerV1 := 4 + 8 + 2 + len(client)
+	if !bytes.Equal(frame[headerV1+1+1+1+16:], v0[headerV1:]) || !bytes.Equal(frame[4:headerV1], append([]byte{0, 47, 0, 1}, v0[8:headerV1]...)) {
+		t.Fatalf("v1 on header v3 is not v0's body behind a v3 header:\n%x\n%x", frame, v0)
+	}
+	t.Logf("OffsetDelete v1 on request header v3: %d bytes, round trip byte for byte: %x", len(frame), frame)
+
+	// The shipped registry does not know v1.
+	if _, _, err := messages.ReadRequest(frame); !errors.Is(err, kwire.ErrUnsupportedVersion) {
+		t.Fatalf("the shipped registry reads OffsetDelete v1: %v", err)
+	}
 }
