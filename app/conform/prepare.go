@@ -78,7 +78,7 @@ func newEnv(prefix string) env {
 
 // prepare makes a generated request safe and meaningful: every name of a
 // topic, group or transaction becomes the checker's own, partitions fall
-// among its topic's, waits shrink to at most maxWaitMs so no request
+// among its topic's, a replica id is a client's (-1), waits shrink to at most maxWaitMs so no request
 // parks the connection, Produce asks for an answer and carries a real
 // batch, Fetch asks without a session. It is idempotent.
 func (e *env) prepare(api messages.API, msg any, version int16) {
@@ -169,6 +169,10 @@ func (e *env) rewrite(api messages.API, v reflect.Value, s *kwire.Schema, parent
 			fv.Set(reflect.ValueOf(e.topicID))
 		case fv.Kind() == reflect.Int32 && isPartition(f.Name, parent):
 			fv.SetInt(e.partition(fv.Int()))
+		case fv.CanInt() && (f.Name == "ReplicaID" || f.Name == "ReplicaEpoch"):
+			// A client's -1: 0 and up is a follower of that id, whose
+			// fetches move a leader's view of its replicas.
+			fv.SetInt(-1)
 		case fv.CanInt() && isCount(f.Name):
 			// A random count of partitions or replicas in the millions
 			// would have a broker build them all.

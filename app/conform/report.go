@@ -87,7 +87,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		if x.Verdict != Fail {
 			continue
 		}
-		fmt.Fprintf(w, "\n--- FAIL %s v%d %s: %s\n", x.API, x.Version, x.Check, x.Detail)
+		at := x.API
+		if x.Version >= 0 {
+			at += fmt.Sprintf(" v%d", x.Version)
+		}
+		fmt.Fprintf(w, "\n--- FAIL %s %s: %s\n", at, x.Check, x.Detail)
 		if x.Request != nil {
 			shrunk := ""
 			if x.Shrunk > 0 {
