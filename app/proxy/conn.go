@@ -316,7 +316,7 @@ func (c *conn) requests() {
 				return // responses finish the connection
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				frames.Shrink()
+				shrink(frames)
 				c.bufBytes[0].Store(int64(frames.BufferSize()))
 				if cfg.IdleTimeout <= 0 || time.Since(lastFrame) < cfg.IdleTimeout {
 					continue
@@ -355,6 +355,15 @@ func (c *conn) requests() {
 // shrinkAfter is how long a connection is quiet before a buffer grown
 // for a large frame is given back.
 const shrinkAfter = time.Second
+
+// shrink lets go of a reader's large buffer, and of its memory.
+func shrink(frames *kwire.FrameReader) {
+	before := frames.BufferSize()
+	frames.Shrink()
+	if frames.BufferSize() < before {
+		letGo(before)
+	}
+}
 
 // request handles one frame from the client; false ends the connection.
 func (c *conn) request(frame []byte) bool {
@@ -529,7 +538,7 @@ func (c *conn) responses() {
 		}
 		frame, err := frames.Next()
 		if errors.Is(err, os.ErrDeadlineExceeded) && shrinking {
-			frames.Shrink()
+			shrink(frames)
 			c.bufBytes[1].Store(int64(frames.BufferSize()))
 			continue
 		}
@@ -553,6 +562,7 @@ func (c *conn) responses() {
 		}
 		frames.AllowEmpty = c.saslRaw.Load() != noTokens // PLAIN's answer to a raw token is empty
 		if cap(buf) > kwire.ShrinkAbove {
+			letGo(cap(buf))
 			buf = nil
 		}
 		c.qmu.Lock()

@@ -353,6 +353,7 @@ func (p *Proxy) handle(c net.Conn, id int, upstream string) {
 	p.mu.Lock()
 	delete(p.conns, cn)
 	p.mu.Unlock()
+	letGo(int(cn.bufBytes[0].Load() + cn.bufBytes[1].Load()))
 }
 
 // firstBytes waits for the client's first bytes, for up to the idle
