@@ -40,9 +40,9 @@ import (
 func BenchmarkFetch(b *testing.B) {
 	for _, s := range fetchShapes {
 		for _, codec := range recordCodecs {
-			f := newFetchFixture(b, s, codec)
 			for _, lib := range fetchLibs {
 				b.Run(fmt.Sprintf("shape=%s/codec=%v/lib=%s", s.name, codec, lib.name), func(b *testing.B) {
+					f := fetchFixtureFor(b, s, codec)
 					run := lib.prepare(f)
 					b.ReportAllocs()
 					b.SetBytes(int64(f.plainBytes))
@@ -64,7 +64,6 @@ func BenchmarkFetch(b *testing.B) {
 func BenchmarkFetchFloor(b *testing.B) {
 	for _, s := range fetchShapes {
 		for _, codec := range recordCodecs {
-			f := newFetchFixture(b, s, codec)
 			for _, op := range []struct {
 				name     string
 				crc, dec bool
@@ -73,6 +72,7 @@ func BenchmarkFetchFloor(b *testing.B) {
 					continue
 				}
 				b.Run(fmt.Sprintf("shape=%s/codec=%v/op=%s", s.name, codec, op.name), func(b *testing.B) {
+					f := fetchFixtureFor(b, s, codec)
 					var buf []byte
 					b.ReportAllocs()
 					b.SetBytes(int64(f.plainBytes))
@@ -129,6 +129,20 @@ type fetchFixture struct {
 	batches    [][]byte // every batch, for the floor
 	plainBytes int      // the batches' uncompressed size
 	want       fetchResult
+}
+
+// fetchFixtures holds the fixtures built so far: the benchmarks that a
+// -bench pattern leaves out build none.
+var fetchFixtures = map[string]*fetchFixture{}
+
+func fetchFixtureFor(tb testing.TB, s fetchShape, codec record.Codec) *fetchFixture {
+	key := s.name + "/" + codec.String()
+	if f := fetchFixtures[key]; f != nil {
+		return f
+	}
+	f := newFetchFixture(tb, s, codec)
+	fetchFixtures[key] = f
+	return f
 }
 
 func newFetchFixture(tb testing.TB, s fetchShape, codec record.Codec) *fetchFixture {
