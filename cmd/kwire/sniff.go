@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -35,10 +36,22 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	quiet := fs.Bool("summary", false, "print only the summary")
 	records := fs.Bool("records", false, "with -json, show records fields in full rather than summed up")
 	rawRecords := fs.Bool("raw-records", false, "with -json, show records fields as their bytes in base64, so that a line's body re-encodes to the frame (kwire encode)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run here (go tool pprof reads it)")
 	var schemas schemaFlags
 	schemas.register(fs, "decode")
 	if err := parseFlags(fs, args, out); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("sniff: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("sniff: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	reg, err := schemas.registry(errOut)
 	if err != nil {

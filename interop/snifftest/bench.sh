@@ -3,15 +3,52 @@
 # kafka-python, all against kfake) with tcpdump, then times kwire sniff
 # and tshark's Kafka dissector on the same file and counts what each
 # decoded. Needs root (tcpdump), kcat, python3-kafka, tshark.
-# Usage: interop/snifftest/bench.sh [DIR]   (run from the repository root)
+#
+# Then, and alone with --shapes (no root, kcat or python needed), it
+# times both on made-up captures of one traffic shape each (shapes/:
+# 100,000 small Produce requests with their responses, 200 Fetch
+# responses of 256 KiB, 2,000 Metadata exchanges of 300 partitions),
+# PASSES (default 6) passes interleaved, and prints per shape the median
+# wall and CPU time of each and their ratio.
+# Usage: interop/snifftest/bench.sh [--shapes] [DIR]   (run from the repository root)
 set -euo pipefail
 umask 077 # the capture and the decoded logs hold traffic
+only_shapes=
+if [ "${1:-}" = --shapes ]; then only_shapes=1; shift; fi
 dir=${1:-$(mktemp -d)}
 port=39092
 root=$(pwd)
 go build -o "$dir/kwire" ./cmd/kwire
-(cd interop && go build -o "$dir/benchcap" ./snifftest/benchcap)
+(cd interop && go build -o "$dir/benchcap" ./snifftest/benchcap && go build -o "$dir/shapes" ./snifftest/shapes)
 cd "$dir"
+
+shapes() {
+  local names="small-produce large-fetch metadata"
+  for s in $names; do [ -s "$s.pcap" ] || ./shapes -shape "$s" -o "$s.pcap"; done
+  ls -l $(for s in $names; do echo "$s.pcap"; done)
+  : > shapes.times
+  for pass in $(seq 1 "${PASSES:-6}"); do
+    for s in $names; do
+      /usr/bin/time -a -o shapes.times -f "$s kwire %e %U %S" ./kwire sniff -r "$s.pcap" -json > /dev/null
+      /usr/bin/time -a -o shapes.times -f "$s tshark %e %U %S" tshark -r "$s.pcap" -d tcp.port==9092,kafka -T json 2> /dev/null > /dev/null
+    done
+  done
+  echo "shape: median wall (s) kwire / tshark = ratio; median CPU (user+sys, s) kwire / tshark = ratio; passes"
+  for s in $names; do
+    awk -v s="$s" '$1 == s { w[$2] = w[$2] " " $3; c[$2] = c[$2] " " ($4 + $5); n[$2]++ }
+      function median(list,   a, k, i, j, t) {
+        k = split(list, a, " ")
+        for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+      }
+      END {
+        kw = median(w["kwire"]); tw = median(w["tshark"]); kc = median(c["kwire"]); tc = median(c["tshark"])
+        printf "%s: %.2f / %.2f = %.1fx; %.2f / %.2f = %.1fx; %d\n", s, kw, tw, tw / kw, kc, tc, tc / kc, n["kwire"]
+      }' shapes.times
+  done
+}
+
+if [ -n "$only_shapes" ]; then shapes; exit; fi
 rm -f bench.pcap
 tcpdump -i lo -B 524288 -s 0 -Z root -w bench.pcap "tcp port $port" 2> tcpdump.err &
 tcpdump=$!
@@ -45,3 +82,4 @@ tshark -r bench.pcap -d tcp.port==$port,kafka -Y kafka -T fields -E occurrence=a
   -e kafka.correlation_id -e _ws.expert.message 2>/dev/null |
   awk -F'|' '{n=split($1,a,","); pdus+=n; if ($2=="") clean+=n; else if ($2 ~ /Malformed/) bad+=n; else if ($2 ~ /Request missing/) unpaired+=n}
     END {print "tshark: " pdus " Kafka PDUs; " clean " without an expert note; " bad " in packets marked malformed; " unpaired " responses with the request missing"}'
+shapes
