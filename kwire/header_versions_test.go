@@ -195,3 +195,33 @@ func TestRequestHeaderV3(t *testing.T) {
 	assert.Equal(t, id, got.ClientInstanceID)
 	assert.Equal(t, []kwire.TaggedField{{Tag: 5, Data: []byte{1}}}, got.UnknownTags.Fields())
 }
+
+// TestTrackerKeepsTheConnectionsClientIDs: a KIP-1313 client sends its
+// client id and ClientInstanceId on the first request only; the tracker
+// hands both back with every later request's response.
+func TestTrackerKeepsTheConnectionsClientIDs(t *testing.T) {
+	info, err := kwire.MessageInfoOf(&onHeaderV3{})
+	require.NoError(t, err)
+	tr := kwire.NewTracker(8, func(int16, int16) (any, error) { return &onHeaderV3{}, nil })
+	tr.SetRequestHeaders(func(key, v int16) (int16, bool) { return info.RequestHeaders.At(v), key == 1000 })
+
+	client := "app"
+	id := kwire.UUID{9: 1}
+	first, err := kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: 1, CorrelationID: 1, ClientID: &client, ClientInstanceID: id}, &onHeaderV3{})
+	require.NoError(t, err)
+	later, err := kwire.AppendRequest(nil, &onHeaderV3{}, 1, 2, nil)
+	require.NoError(t, err)
+	for _, f := range [][]byte{first, later} {
+		_, err := tr.Request(f)
+		require.NoError(t, err)
+	}
+	for corr := int32(1); corr <= 2; corr++ {
+		resp, err := kwire.AppendResponse(nil, &onHeaderV3{}, 1, corr)
+		require.NoError(t, err)
+		req, err := tr.Response(resp)
+		require.NoError(t, err)
+		require.NotNil(t, req.ClientID, "request %d", corr)
+		assert.Equal(t, client, *req.ClientID)
+		assert.Equal(t, id, req.ClientInstanceID)
+	}
+}

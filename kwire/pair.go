@@ -15,6 +15,13 @@ type SentRequest struct {
 	CorrelationID      int32
 	Sent               time.Time
 	Data               any
+	// ClientID and ClientInstanceID are the connection's, when the
+	// tracker knows the request header versions (SetRequestHeaders): the
+	// request's own client id, or when it has none the first one the
+	// connection sent (a KIP-1313 client sends it on its first request
+	// only), and the ClientInstanceId of header v3 likewise.
+	ClientID         *string
+	ClientInstanceID UUID
 }
 
 // Tracker pairs responses with the requests of one connection, which is
@@ -28,8 +35,23 @@ type Tracker struct {
 	limit       int
 	newResponse func(apiKey, version int16) (any, error)
 
-	mu      sync.Mutex
-	pending []SentRequest // in the order sent
+	// requestHeader, when set, is the request header version of an API
+	// at a version: the tracker then reads the client ids.
+	requestHeader func(apiKey, version int16) (int16, bool)
+
+	mu       sync.Mutex
+	pending  []SentRequest // in the order sent
+	clientID *string       // the first the connection sent
+	instance UUID          // likewise
+}
+
+// SetRequestHeaders has the tracker read each request's header past the
+// correlation id, by the header version requestHeader gives (false: an
+// API it does not know, whose header it leaves unread), to keep the
+// connection's client id and ClientInstanceId (header v3, KIP-1313).
+// messages.Registry.NewTracker sets it from the registry's header tables.
+func (t *Tracker) SetRequestHeaders(requestHeader func(apiKey, version int16) (int16, bool)) {
+	t.requestHeader = requestHeader
 }
 
 // NewTracker holds up to limit requests in flight. newResponse returns a
@@ -64,13 +86,34 @@ func (t *Tracker) RequestWith(frame []byte, data any) (expectResponse bool, err 
 			return false, nil
 		}
 	}
+	var h RequestHeader
+	if t.requestHeader != nil {
+		if hv, ok := t.requestHeader(key, version); ok && hv >= 1 {
+			h.Version = hv
+			d := decodeState{src: frame[4:], off: 8} // past the head PeekRequest read
+			if err := d.readRequestHeaderRest(&h); err != nil {
+				return false, headerError("RequestHeader", err)
+			}
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.pending) >= t.limit {
 		return false, &Error{Op: "frame", Type: "RequestHeader", Offset: -1, Err: ErrTooManyInFlight,
 			Detail: fmt.Sprintf("%d in flight; correlation id %d not recorded", len(t.pending), corr)}
 	}
-	t.pending = append(t.pending, SentRequest{APIKey: key, APIVersion: version, CorrelationID: corr, Sent: time.Now(), Data: data})
+	if t.clientID == nil {
+		t.clientID = h.ClientID
+	}
+	if t.instance == (UUID{}) {
+		t.instance = h.ClientInstanceID
+	}
+	cid := h.ClientID
+	if cid == nil && h.Version >= 1 { // header v0 has no client id to leave out
+		cid = t.clientID
+	}
+	t.pending = append(t.pending, SentRequest{APIKey: key, APIVersion: version, CorrelationID: corr, Sent: time.Now(), Data: data,
+		ClientID: cid, ClientInstanceID: t.instance})
 	return true, nil
 }
 

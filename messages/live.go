@@ -30,9 +30,16 @@ func (r *Registry) ResponseFor(key, _ int16) (any, error) {
 	return api.NewResponse(), nil
 }
 
-// NewTracker is a kwire.Tracker for every API in the registry.
+// NewTracker is a kwire.Tracker for every API in the registry, reading
+// request headers by the registry's tables (so SentRequest carries the
+// connection's client id and ClientInstanceId).
 func (r *Registry) NewTracker(limit int) *kwire.Tracker {
-	return kwire.NewTracker(limit, r.ResponseFor)
+	t := kwire.NewTracker(limit, r.ResponseFor)
+	t.SetRequestHeaders(func(key, version int16) (int16, bool) {
+		h, _, ok := r.HeaderVersions(key, version)
+		return h, ok
+	})
+	return t
 }
 
 func (r *Registry) lookupErr(key int16) (API, error) {

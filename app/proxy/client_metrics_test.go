@@ -35,7 +35,9 @@ func (c *clientCounts) ClientRequest(id []byte) {
 }
 
 // TestProxyClientMetrics: the proxy tells a ClientMetrics each request's
-// client id (read from the header, decoded or not), null ones as nil.
+// client id (read from the header, decoded or not); a null one counts as
+// the connection's first client id (a KIP-1313 client names itself on
+// its first request only), or nil before there is one.
 func TestProxyClientMetrics(t *testing.T) {
 	up := startUpstream(t)
 	counts := &clientCounts{}
@@ -44,7 +46,7 @@ func TestProxyClientMetrics(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	kgo, empty := "kgo", ""
-	for i, id := range []*string{&kgo, nil, &empty} {
+	for i, id := range []*string{nil, &kgo, nil, &empty} {
 		up.answers <- frameOf(kwire.AppendResponse(nil, &messages.MetadataResponse{}, 12, int32(i)))
 		_, err := c.Write(frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, int32(i), id)))
 		require.NoError(t, err)
@@ -54,7 +56,7 @@ func TestProxyClientMetrics(t *testing.T) {
 	require.NoError(t, p.close())
 	counts.mu.Lock()
 	defer counts.mu.Unlock()
-	assert.Equal(t, []string{"kgo", "<nil>", ""}, counts.ids)
+	assert.Equal(t, []string{"<nil>", "kgo", "kgo", ""}, counts.ids)
 }
 
 func TestPeekClientID(t *testing.T) {

@@ -394,7 +394,11 @@ func (c *conn) request(frame []byte) bool {
 	if m := cfg.Metrics; m != nil {
 		m.Request(key, version, len(frame))
 		if cm, ok := m.(ClientMetrics); ok {
-			cm.ClientRequest(peekClientID(c.p.cfg.Registry, frame, key, version))
+			id := peekClientID(c.p.cfg.Registry, frame, key, version)
+			if cid := c.info.ClientID(); id == nil && cid != nil {
+				id = []byte(*cid) // a KIP-1313 client names itself once: its later requests count under that name
+			}
+			cm.ClientRequest(id)
 		}
 	}
 	if av, ok := cfg.Registry.Lookup(keyApiVersions); ok && key == keyApiVersions && version > av.MaxVersion {
@@ -425,7 +429,8 @@ func (c *conn) request(frame []byte) bool {
 		c.undecodable(e, 0)
 		return c.push(&pending{key: key, version: version, corr: corr, clientID: e.ClientID, sent: now}) && c.toUpstream(frame)
 	}
-	e.ClientID, e.Msg = h.ClientID, msg
+	e.ClientID, e.ClientInstanceID = c.info.noteClient(&h)
+	e.Msg = msg
 	switch m := msg.(type) {
 	case *messages.SaslHandshakeRequest:
 		c.info.setMechanism(m.Mechanism)
@@ -455,7 +460,7 @@ func (c *conn) request(frame []byte) bool {
 		}
 		out, e.Msg, e.Note = b, req.Body, "changed by a filter"
 	}
-	pd := &pending{key: key, version: version, corr: corr, clientID: h.ClientID, sent: now, wait: requestWait(req.Body)}
+	pd := &pending{key: key, version: version, corr: corr, clientID: e.ClientID, sent: now, wait: requestWait(req.Body)}
 	if len(req.onResponse) > 0 {
 		pd.req = req
 	}
@@ -614,6 +619,7 @@ func (c *conn) response(frame []byte, pd *pending, buf *[]byte) (out []byte, ok 
 		return frame, true
 	}
 	e.Key, e.Version, e.CorrelationID, e.ClientID, e.Latency = pd.key, pd.version, pd.corr, pd.clientID, now.Sub(pd.sent)
+	e.ClientInstanceID = c.info.ClientInstanceID()
 	if corr, err := kwire.PeekResponse(frame); err != nil || corr != pd.corr || pd.key < 0 {
 		if err == nil && corr != pd.corr {
 			err = fmt.Errorf("correlation id %d answers request %d: out of order", corr, pd.corr)

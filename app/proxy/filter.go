@@ -144,6 +144,43 @@ type Conn struct {
 	principal string
 	verified  bool
 	values    map[any]any
+	clientID  *string
+	instance  kwire.UUID
+}
+
+// ClientID is the first client id the connection's requests carried
+// (a KIP-1313 client sends it on its first request only), nil before one.
+func (c *Conn) ClientID() *string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clientID
+}
+
+// ClientInstanceID is the ClientInstanceId the connection sent (request
+// header v3, KIP-1313), zero before one.
+func (c *Conn) ClientInstanceID() kwire.UUID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.instance
+}
+
+// noteClient keeps the first client id and ClientInstanceId of the
+// connection and returns the ids a request of header h stands for: its
+// own client id, else the connection's, and the connection's instance id.
+func (c *Conn) noteClient(h *kwire.RequestHeader) (*string, kwire.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clientID == nil && h.ClientID != nil {
+		id := *h.ClientID
+		c.clientID = &id
+	}
+	if c.instance == (kwire.UUID{}) {
+		c.instance = h.ClientInstanceID
+	}
+	if h.ClientID != nil || h.Version < 1 { // header v0 has no client id to leave out
+		return h.ClientID, c.instance
+	}
+	return c.clientID, c.instance
 }
 
 // Principal is who the client is: the user its SASL login named, else

@@ -4,6 +4,7 @@ import (
 	"net"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,3 +136,67 @@ func TestProxyDialect(t *testing.T) {
 	assert.NotContains(t, log.String(), "StreamsGroupTopologyDescriptionUpdate")
 	assert.NotContains(t, log.String(), "UNDECODABLE")
 }
+
+// TestProxyClientInstanceID: with the KIP-1313 fixture (OffsetDelete v1
+// on request header v3) a client names itself and its instance on its
+// first request only; the log names both on every request and response
+// of the connection, and filters see them on the Conn.
+func TestProxyClientInstanceID(t *testing.T) {
+	apis, err := gen.LoadAPIs("../../gen/testdata/kip1313")
+	require.NoError(t, err)
+	reg := messages.NewRegistry()
+	_, err = reg.Replace(apis[0])
+	require.NoError(t, err)
+	up := startUpstream(t)
+	log := &syncBuffer{}
+	seen := &connSeen{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg, Filters: []Filter{seen}}, log, trafficlog.Options{})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+
+	client := "kip-client"
+	id := kwire.UUID{0xc0, 15: 0xff}
+	for corr, h := range []kwire.RequestHeader{
+		{APIVersion: 1, CorrelationID: 0, ClientID: &client, ClientInstanceID: id},
+		{APIVersion: 1, CorrelationID: 1},
+	} {
+		up.answers <- frameOf(kwire.AppendResponse(nil, apis[0].NewResponse(), 1, int32(corr)))
+		_, err = c.Write(frameOf(kwire.AppendRequestWithHeader(nil, h, apis[0].NewRequest())))
+		require.NoError(t, err)
+		readFrame(t, c)
+	}
+	c.Close()
+	require.NoError(t, p.close())
+	for _, want := range []string{
+		`request  OffsetDelete v1 corr=0 client="kip-client" instance=c0000000-0000-0000-0000-0000000000ff`,
+		`response OffsetDelete v1 corr=0 client="kip-client" instance=c0000000-0000-0000-0000-0000000000ff`,
+		`request  OffsetDelete v1 corr=1 client="kip-client" instance=c0000000-0000-0000-0000-0000000000ff`,
+		`response OffsetDelete v1 corr=1 client="kip-client" instance=c0000000-0000-0000-0000-0000000000ff`,
+	} {
+		assert.Contains(t, log.String(), want)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	assert.Equal(t, []string{"kip-client c0000000-0000-0000-0000-0000000000ff", "kip-client c0000000-0000-0000-0000-0000000000ff"}, seen.ids)
+}
+
+// connSeen is a filter noting the Conn's client id and instance id at
+// each request.
+type connSeen struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (s *connSeen) Request(c *Conn, _ *Request) Action {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cid := "<nil>"
+	if p := c.ClientID(); p != nil {
+		cid = *p
+	}
+	s.ids = append(s.ids, cid+" "+c.ClientInstanceID().String())
+	return Pass
+}
+
+func (s *connSeen) Response(*Conn, *Response) Action { return Pass }

@@ -84,14 +84,19 @@ type half struct {
 
 // conn is one TCP connection: the reassembler's Stream.
 type conn struct {
-	s      *sniffer
-	id     int
-	state  connState
-	addr   [2]string // sender of each direction: 0 is the reassembler's first packet's
-	port   [2]uint16
-	client int // the direction the client sends, -1 while unknown
-	half   [2]half
-	last   time.Time
+	s  *sniffer
+	id int
+	// clientID and instance are the first client id and ClientInstanceId
+	// (request header v3) the connection's requests carried: a KIP-1313
+	// client sends them on its first request only.
+	clientID *string
+	instance kwire.UUID
+	state    connState
+	addr     [2]string // sender of each direction: 0 is the reassembler's first packet's
+	port     [2]uint16
+	client   int // the direction the client sends, -1 while unknown
+	half     [2]half
+	last     time.Time
 
 	tracker *kwire.Tracker
 	pending map[int32]pendingRequest
@@ -622,7 +627,8 @@ func (c *conn) request(d int, frame []byte, whole bool, ts time.Time) {
 			r.Note = join(r.Note, pastKafkaLimits(r.Err))
 			h, r.Msg, r.Err = c.s.opt.Registry.ReadRequest(frame)
 		}
-		r.ClientID = h.ClientID
+		r.ClientID = c.noteClient(&h)
+		r.ClientInstanceID = c.instance
 	} else {
 		r.Err = fmt.Errorf("frame of %d bytes, over the limit of %d: not decoded", r.Size-4, c.s.opt.MaxFrame)
 		if h, _, err := c.s.opt.Registry.ReadRequest(frame); err != nil {
@@ -738,7 +744,7 @@ func (c *conn) response(d int, frame []byte, whole bool, ts time.Time) {
 	} else {
 		delete(c.pending, corr)
 	}
-	r.Key, r.Version, r.ClientID = req.APIKey, req.APIVersion, p.clientID
+	r.Key, r.Version, r.ClientID, r.ClientInstanceID = req.APIKey, req.APIVersion, p.clientID, c.instance
 	if ts.After(p.at) || ts.Equal(p.at) {
 		r.Latency = ts.Sub(p.at)
 	} else {
@@ -875,4 +881,21 @@ func pastKafkaLimits(err error) string {
 		}
 	}
 	return "past Kafka's reader limits: Kafka refuses this frame (" + detail + ")"
+}
+
+// noteClient keeps the connection's first client id and ClientInstanceId
+// and returns the client id a request of header h stands for: its own,
+// else the connection's.
+func (c *conn) noteClient(h *kwire.RequestHeader) *string {
+	if c.clientID == nil && h.ClientID != nil {
+		id := strings.Clone(*h.ClientID)
+		c.clientID = &id
+	}
+	if c.instance == (kwire.UUID{}) {
+		c.instance = h.ClientInstanceID
+	}
+	if h.ClientID != nil || h.Version < 1 { // header v0 has no client id to leave out
+		return h.ClientID
+	}
+	return c.clientID
 }

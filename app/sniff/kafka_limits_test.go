@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/sniff"
 	"github.com/kwirelabs/kwire/app/sniff/capturetest"
+	"github.com/kwirelabs/kwire/gen"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -47,4 +48,46 @@ func TestSniffNamesKafkaLimits(t *testing.T) {
 	assert.IsType(t, &messages.ApiVersionsRequest{}, recs[0].Msg, "decoded all the same")
 	assert.Contains(t, recs[0].Note, "past Kafka's reader limits: Kafka refuses this frame (10001 tagged fields: Kafka's reader refuses sections of more than 10000 (Decoder.KafkaLimits))")
 	assert.False(t, strings.Contains(recs[1].Note, "Kafka's reader"), recs[1].Note)
+}
+
+// TestSniffClientInstanceID: with the KIP-1313 fixture as a dialect, a
+// connection whose first request names the client and its instance and
+// whose second names neither: both requests and both responses carry
+// the two ids.
+func TestSniffClientInstanceID(t *testing.T) {
+	apis, err := gen.LoadAPIs("../../gen/testdata/kip1313")
+	require.NoError(t, err)
+	reg := messages.Default.Clone()
+	_, err = reg.Replace(apis[0])
+	require.NoError(t, err)
+	client := "kip-client"
+	id := kwire.UUID{0xc0, 15: 0xff}
+	c := capturetest.New()
+	conn := c.Dial("10.0.0.5:40001", "10.0.0.9:9092", true)
+	for corr, h := range []kwire.RequestHeader{
+		{APIVersion: 1, CorrelationID: 0, ClientID: &client, ClientInstanceID: id},
+		{APIVersion: 1, CorrelationID: 1},
+	} {
+		req, err := kwire.AppendRequestWithHeader(nil, h, apis[0].NewRequest())
+		require.NoError(t, err)
+		resp, err := kwire.AppendResponse(nil, apis[0].NewResponse(), 1, int32(corr))
+		require.NoError(t, err)
+		conn.Send(true, req, 1460)
+		conn.Send(false, resp, 1460)
+	}
+	conn.Close()
+	n := 0
+	_, err = sniff.Read(bytes.NewReader(c.Pcap()), sniff.Options{Registry: reg}, func(r *sniff.Record) {
+		if r.Kind != sniff.Request && r.Kind != sniff.Response {
+			return
+		}
+		n++
+		assert.NoError(t, r.Err)
+		if assert.NotNil(t, r.ClientID, "%s corr %d", r.Kind, r.CorrelationID) {
+			assert.Equal(t, client, *r.ClientID)
+		}
+		assert.Equal(t, id, r.ClientInstanceID, "%s corr %d", r.Kind, r.CorrelationID)
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 4, n)
 }

@@ -56,7 +56,10 @@ type Record struct {
 	Key           int16
 	Version       int16
 	CorrelationID int32
-	ClientID      *string // the request's, on its response too
+	ClientID      *string // the request's (or its connection's first), on its response too
+	// ClientInstanceID is the connection's ClientInstanceId (request
+	// header v3, KIP-1313); zero when it sent none.
+	ClientInstanceID kwire.UUID
 	// Latency is a response's time since its request, by capture
 	// timestamps; -1 when the capture holds the request after it.
 	Latency time.Duration

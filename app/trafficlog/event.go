@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -33,8 +34,13 @@ type Event struct {
 	API           string
 	Version       int16
 	CorrelationID int32
-	ClientID      *string
-	Latency       time.Duration // responses: since the request was read
+	// ClientID is the request's client id or, when it has none, the
+	// first one its connection sent (a KIP-1313 client sends it once).
+	ClientID *string
+	// ClientInstanceID is the connection's ClientInstanceId (request
+	// header v3, KIP-1313); zero when it sent none.
+	ClientInstanceID kwire.UUID
+	Latency          time.Duration // responses: since the request was read
 
 	ClientAddr string // the client's address, when the writer knows it
 	Principal  string // who the connection authenticated as, when known

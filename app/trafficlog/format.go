@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 )
 
@@ -24,6 +25,9 @@ func AppendText(b []byte, e Event) []byte {
 		b = fmt.Appendf(b, " %s v%d corr=%d", e.apiName(), e.Version, e.CorrelationID)
 		if e.ClientID != nil {
 			b = fmt.Appendf(b, " client=%q", *e.ClientID)
+		}
+		if e.ClientInstanceID != (kwire.UUID{}) {
+			b = fmt.Appendf(b, " instance=%s", e.ClientInstanceID)
 		}
 	}
 	if e.Principal != "" {
@@ -64,6 +68,7 @@ type jsonLine struct {
 	Version       *int16          `json:"version,omitempty"`
 	CorrelationID *int32          `json:"correlation_id,omitempty"`
 	ClientID      *string         `json:"client_id,omitempty"`
+	ClientInstID  string          `json:"client_instance_id,omitempty"`
 	ClientAddr    string          `json:"client_addr,omitempty"`
 	Principal     string          `json:"principal,omitempty"`
 	LatencyMs     *float64        `json:"latency_ms,omitempty"`
@@ -144,6 +149,9 @@ func AppendMessageJSON(b []byte, e Event, showSecrets bool, opts ...pretty.Optio
 // message.
 func (e *Event) jsonLine(d Description) jsonLine {
 	l := jsonLine{Dir: e.Dir, ClientID: e.ClientID}
+	if e.ClientInstanceID != (kwire.UUID{}) {
+		l.ClientInstID = e.ClientInstanceID.String()
+	}
 	if e.aboutAPI() {
 		l.API, l.Key, l.Version, l.CorrelationID = e.apiName(), &e.Key, &e.Version, &e.CorrelationID
 	}

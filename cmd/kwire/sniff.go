@@ -159,7 +159,7 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 // sniffEvent is a capture record as a line of the traffic log.
 func sniffEvent(r *sniff.Record) trafficlog.Event {
 	return trafficlog.Event{Time: r.Time, Conn: r.Conn, Dir: trafficlog.Dir(r.Kind), Key: r.Key, Version: r.Version,
-		CorrelationID: r.CorrelationID, ClientID: r.ClientID, Latency: r.Latency, ClientAddr: r.Client,
+		CorrelationID: r.CorrelationID, ClientID: r.ClientID, ClientInstanceID: r.ClientInstanceID, Latency: r.Latency, ClientAddr: r.Client,
 		Principal: r.Principal, Msg: r.Msg, Err: r.Err, Note: r.Note}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/proxy"
 	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/kwire"
 )
 
 // Audit writes one JSON line per request: when, from which client
@@ -37,12 +38,21 @@ type auditLine struct {
 	API        string  `json:"api"`
 	Version    int16   `json:"version"`
 	ClientID   *string `json:"client_id,omitempty"`
+	// The connection's ClientInstanceId (request header v3, KIP-1313).
+	ClientInstanceID string `json:"client_instance_id,omitempty"`
 }
 
 func (a *Audit) Request(c *proxy.Conn, r *proxy.Request) proxy.Action {
-	line, _ := json.Marshal(auditLine{Time: time.Now().UTC().Format(time.RFC3339Nano), Conn: c.ID,
+	l := auditLine{Time: time.Now().UTC().Format(time.RFC3339Nano), Conn: c.ID,
 		ClientAddr: c.ClientAddr.String(), Principal: c.Principal(), Verified: c.PrincipalVerified(), TLS: c.TLS != nil,
-		API: trafficlog.APIName(r.Header.APIKey), Version: r.Header.APIVersion, ClientID: r.Header.ClientID})
+		API: trafficlog.APIName(r.Header.APIKey), Version: r.Header.APIVersion, ClientID: r.Header.ClientID}
+	if l.ClientID == nil { // a KIP-1313 client names itself on its first request only
+		l.ClientID = c.ClientID()
+	}
+	if id := c.ClientInstanceID(); id != (kwire.UUID{}) {
+		l.ClientInstanceID = id.String()
+	}
+	line, _ := json.Marshal(l)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.err == nil {
