@@ -18,6 +18,15 @@
 // and is never flexible on its own; nested structs take the flexibility
 // of the message that contains them.
 //
+// reqheader= and respheader= state the header versions the message's
+// versions travel with as a request and as a response, as a Kafka 4.5
+// schema's headerVersions does: ranges from 0 up, RANGE:HEADER separated
+// by slashes, the last open-ended (reqheader=0:0/1-2:1/3+:2). Validate
+// holds them to Kafka's rules (see HeaderVersions); without them the
+// header is Kafka's derived one (RequestHeaderVersion,
+// ResponseHeaderVersion). kwire gen writes them on every request and
+// response.
+//
 // # Field tags
 //
 //	v=R            versions in which the field is on the wire (required for
