@@ -1,10 +1,12 @@
 package gen
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The generated code must compile and its constructors work, with the registry and with defaults of
@@ -86,7 +88,11 @@ func TestDefaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(goTool, "test", "./...")
+	// Generous: on a fresh clone the build cache is empty.
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool, "test", "./...")
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +31,8 @@ func TestBrokerOutage(t *testing.T) {
 	bin := os.Getenv("FAULTLOAD_KWIRE") // an older kwire, to see the test fail
 	if bin == "" {
 		bin = filepath.Join(dir, "kwire")
-		build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
+		// Generous: a fresh clone's build cache is empty.
+		build := proctest.Command(t, 15*time.Minute, "go", "build", "-o", bin, "github.com/kwirelabs/kwire/cmd/kwire")
 		build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("building kwire: %v\n%s", err, out)

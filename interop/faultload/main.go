@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -42,6 +41,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 // brokerEnv, set in a child's environment to "PORT DIR", makes the
@@ -211,7 +212,7 @@ func serveBroker(spec string) {
 
 // broker is the child process holding kfake.
 type broker struct {
-	cmd  *exec.Cmd
+	proc *proctest.Proc
 	port int
 	dir  string
 }
@@ -225,76 +226,54 @@ func startBroker(port int, dir string) (*broker, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this process, even after log.Fatal
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %s", brokerEnv, port, dir))
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	out := proctest.NewOutput(nil)
+	cmd.Stdout = out
+	proc, err := proctest.Start(cmd)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	if out.Await(ready, proc.Exited(), 30*time.Second) == nil {
+		proc.Kill()
+		return nil, fmt.Errorf("the broker did not start in 30 s; it said %q", out.String())
 	}
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		ready <- sc.Scan() && sc.Text() == "ready"
-		for sc.Scan() {
-		}
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return nil, fmt.Errorf("the broker did not start")
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("the broker did not start in 30 s")
-	}
-	return &broker{cmd: cmd, port: port, dir: dir}, nil
+	return &broker{proc: proc, port: port, dir: dir}, nil
 }
 
+var ready = regexp.MustCompile(`(?m)^ready$`)
+
+// stop signals the broker and waits for it to exit, killing it after 30 s.
 func (b *broker) stop(sig syscall.Signal) {
-	b.cmd.Process.Signal(sig)
-	b.cmd.Wait()
+	b.proc.Cmd.Process.Signal(sig)
+	b.proc.Wait(30 * time.Second)
 }
 
 func (b *broker) addr() string { return fmt.Sprintf("127.0.0.1:%d", b.port) }
 
-var listening = regexp.MustCompile(`^kwire proxy: (\S+) -> `)
+var listening = regexp.MustCompile(`(?m)^kwire proxy: (\S+) -> `)
 
 // startProxy runs `kwire proxy` in front of upstream and returns it with
-// its bootstrap address.
-func startProxy(cfg config, upstream string) (*exec.Cmd, string, error) {
+// its bootstrap address. The proxy's other stderr lines go to cfg.Logf
+// as they come, all of them before its Wait returns.
+func startProxy(cfg config, upstream string) (*proctest.Proc, string, error) {
 	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", filepath.Join(cfg.Dir, "proxy.log")}, cfg.ProxyArgs...)
 	cmd := exec.Command(cfg.Kwire, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this process, even after log.Fatal
-	errs, err := cmd.StderrPipe()
+	errs := proctest.NewOutput(func(line string) {
+		if !listening.MatchString(line) {
+			cfg.Logf("proxy: %s", line)
+		}
+	})
+	cmd.Stderr = errs
+	proc, err := proctest.Start(cmd)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	sc := bufio.NewScanner(errs)
-	if !sc.Scan() {
-		cmd.Wait()
-		return nil, "", fmt.Errorf("the proxy did not start")
-	}
-	m := listening.FindStringSubmatch(sc.Text())
+	m := errs.Await(listening, proc.Exited(), 30*time.Second)
 	if m == nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, "", fmt.Errorf("the proxy said %q", sc.Text())
+		proc.Kill()
+		return nil, "", fmt.Errorf("the proxy did not say where it listens in 30 s; it said %q", errs.String())
 	}
-	go func() {
-		for sc.Scan() {
-			if !listening.MatchString(sc.Text()) {
-				cfg.Logf("proxy: %s", sc.Text())
-			}
-		}
-	}()
-	return cmd, m[1], nil
+	return proc, m[1], nil
 }
 
 func freePort() (int, error) {
@@ -326,8 +305,8 @@ func run(cfg config) (result, error) {
 		return nil, err
 	}
 	defer func() {
-		proxy.Process.Signal(os.Interrupt)
-		proxy.Wait()
+		proxy.Cmd.Process.Signal(os.Interrupt)
+		proxy.Wait(30 * time.Second)
 	}()
 
 	acked := map[string]map[string]bool{} // side -> keys

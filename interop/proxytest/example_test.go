@@ -3,7 +3,6 @@ package proxytest
 import (
 	"bytes"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 	"github.com/kwirelabs/kwire/interop/realclient"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestExampleProxy(t *testing.T) {
 	kcat := lookKcat(t)
 	bin := filepath.Join(t.TempDir(), "kafkaproxy")
-	build := exec.Command("go", "build", "-o", bin, "github.com/kwirelabs/kwire/examples/kafkaproxy")
+	build := proctest.Command(t, buildTimeout, "go", "build", "-o", bin, "github.com/kwirelabs/kwire/examples/kafkaproxy")
 	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -32,7 +32,7 @@ func TestExampleProxy(t *testing.T) {
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, addr, b.Addr())
+	cmd := proctest.Command(t, time.Minute, bin, addr, b.Addr())
 	var logged bytes.Buffer
 	cmd.Stderr = &logged
 	require.NoError(t, cmd.Start())

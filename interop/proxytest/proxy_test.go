@@ -10,14 +10,19 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 var kwireBin string // built once by TestMain
+
+// buildTimeout bounds a go build: generous, for a fresh clone's empty
+// build cache on a loaded machine.
+const buildTimeout = 15 * time.Minute
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "kwire-proxytest")
@@ -26,7 +31,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	kwireBin = filepath.Join(dir, "kwire")
-	build := exec.Command("go", "build", "-o", kwireBin, "github.com/kwirelabs/kwire/cmd/kwire")
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", kwireBin, "github.com/kwirelabs/kwire/cmd/kwire")
 	build.Dir = "../.." // the main module, whose go.sum covers the tool's dependencies
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -42,10 +49,9 @@ func TestMain(m *testing.M) {
 type runningProxy struct {
 	Addr    string // the bootstrap listener
 	cmd     *exec.Cmd
+	proc    *proctest.Proc
 	logPath string
-	stderr  *output
-	exited  chan struct{} // closed once the process has exited and all its stderr is read
-	exitErr error         // Wait's answer, set before exited is closed
+	stderr  *proctest.Output
 }
 
 var listening = regexp.MustCompile(`(?m)^kwire proxy: (\S+) -> (\S+)$`)
@@ -54,24 +60,15 @@ var listening = regexp.MustCompile(`(?m)^kwire proxy: (\S+) -> (\S+)$`)
 // SIGINT at the end of the test (or by Stop).
 func startProxy(t *testing.T, upstream string, extra ...string) *runningProxy {
 	t.Helper()
-	p := &runningProxy{logPath: filepath.Join(t.TempDir(), "proxy.log"), stderr: newOutput(), exited: make(chan struct{})}
+	p := &runningProxy{logPath: filepath.Join(t.TempDir(), "proxy.log"), stderr: proctest.NewOutput(nil)}
 	args := append([]string{"proxy", "-listen", "127.0.0.1:0", "-upstream", upstream, "-json", "-log", p.logPath}, extra...)
 	p.cmd = exec.Command(kwireBin, args...)
-	// Not a pipe the test reads: exec copies stderr into p.stderr and Wait
-	// returns only once that copy has reached EOF, so no line is lost to
-	// Wait closing the pipe under a reader.
 	p.cmd.Stderr = p.stderr
-	p.cmd.WaitDelay = 10 * time.Second // bounds Wait if something else holds stderr open
-	require.NoError(t, p.cmd.Start())
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-	})
-	m := p.stderr.await(listening, p.exited, 30*time.Second)
+	var err error
+	p.proc, err = proctest.Start(p.cmd)
+	require.NoError(t, err)
+	t.Cleanup(p.proc.Kill)
+	m := p.stderr.Await(listening, p.proc.Exited(), 30*time.Second)
 	if m == nil {
 		t.Fatalf("the proxy did not say where it listens; stderr:\n%s", p.Stderr())
 	}
@@ -113,77 +110,38 @@ func (p *runningProxy) StopRaw(t *testing.T) []byte {
 func (p *runningProxy) Interrupt(t *testing.T) error {
 	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
-	select {
-	case <-p.exited:
-		return p.exitErr
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatalf("the proxy did not stop on SIGINT; stderr:\n%s", p.Stderr())
-		return nil
-	}
+	err := p.proc.Wait(30 * time.Second)
+	require.NotErrorIs(t, err, proctest.ErrTimeout, "the proxy did not stop on SIGINT; stderr:\n%s", p.Stderr())
+	return err
 }
 
+// Stderr is what the proxy has written to stderr so far (all of it once
+// it has exited).
 func (p *runningProxy) Stderr() string { return p.stderr.String() }
-
-// output is what a process writes, as it arrives.
-type output struct {
-	mu   sync.Mutex
-	b    bytes.Buffer
-	grew chan struct{} // closed, and replaced, at each write
-}
-
-func newOutput() *output { return &output{grew: make(chan struct{})} }
-
-func (o *output) Write(b []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.b.Write(b)
-	close(o.grew)
-	o.grew = make(chan struct{})
-	return len(b), nil
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
-}
-
-// await returns re's first match (with its groups) in the complete lines
-// written so far, waiting for one to be written until exited is closed or
-// d has passed; nil if none came.
-func (o *output) await(re *regexp.Regexp, exited <-chan struct{}, d time.Duration) []string {
-	deadline := time.After(d)
-	for {
-		o.mu.Lock()
-		text, grew := o.b.String(), o.grew
-		o.mu.Unlock()
-		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-			if m := re.FindStringSubmatch(text[:i+1]); m != nil {
-				return m
-			}
-		}
-		select {
-		case <-grew:
-		case <-exited:
-			if m := re.FindStringSubmatch(o.String()); m != nil {
-				return m
-			}
-			return nil
-		case <-deadline:
-			return nil
-		}
-	}
-}
 
 // Listeners are the local addresses the proxy opened, one per upstream
 // broker, from what it printed.
-func (p *runningProxy) Listeners() map[string]string {
+func (p *runningProxy) Listeners() map[string]string { return listenersIn(p.Stderr()) }
+
+// AwaitListeners returns the proxy's listeners once it has printed n of
+// them: a listener's line is written before the answer that names it
+// reaches the client, but may not be read from the pipe yet when the
+// client has it. It fails the test if n do not come within 30 seconds.
+func (p *runningProxy) AwaitListeners(t *testing.T, n int) map[string]string {
+	t.Helper()
+	var out map[string]string
+	p.stderr.Until(func(text string) bool {
+		out = listenersIn(text)
+		return len(out) >= n
+	}, p.proc.Exited(), 30*time.Second)
+	require.Len(t, out, n, "the proxy's listeners; stderr:\n%s", p.Stderr())
+	return out
+}
+
+func listenersIn(stderr string) map[string]string {
 	out := map[string]string{}
-	for _, line := range strings.Split(p.Stderr(), "\n") {
-		if m := listening.FindStringSubmatch(line); m != nil {
-			out[m[2]] = m[1]
-		}
+	for _, m := range listening.FindAllStringSubmatch(stderr, -1) {
+		out[m[2]] = m[1]
 	}
 	return out
 }

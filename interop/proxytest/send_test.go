@@ -3,7 +3,6 @@ package proxytest
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 // kwireSend runs `kwire send ARGS < input` and returns its one line.
 func kwireSend(t *testing.T, input string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(kwireBin, append([]string{"send"}, args...)...)
+	cmd := proctest.Command(t, time.Minute, kwireBin, append([]string{"send"}, args...)...)
 	cmd.Stdin = strings.NewReader(input)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -121,14 +122,14 @@ func TestSendToKfakeWithSASL(t *testing.T) {
 	for _, c := range []struct{ mechanism, user, pass string }{
 		{"PLAIN", "plain-user", "plain-pass"}, {"SCRAM-SHA-256", "scram256", "pass-256"}, {"SCRAM-SHA-512", "scram512", "pass-512"},
 	} {
-		cmd := exec.Command(kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
+		cmd := proctest.Command(t, time.Minute, kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
 		cmd.Env = append(cmd.Environ(), "KWIRE_SASL_PASSWORD="+c.pass)
 		cmd.Stdin = strings.NewReader(`{"Topics":[{"Name":"secured"}]}`)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s: %s", c.mechanism, out)
 		assert.Contains(t, string(out), `"Name":"secured"`, c.mechanism)
 
-		cmd = exec.Command(kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
+		cmd = proctest.Command(t, time.Minute, kwireBin, "send", "-b", addr, "-k", "Metadata", "-sasl-mechanism", c.mechanism, "-sasl-user", c.user)
 		cmd.Env = append(cmd.Environ(), "KWIRE_SASL_PASSWORD=not-"+c.pass)
 		cmd.Stdin = strings.NewReader(`{"Topics":[{"Name":"secured"}]}`)
 		out, err = cmd.CombinedOutput()

@@ -2,12 +2,12 @@ package snifftest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +21,7 @@ import (
 	"github.com/kwirelabs/kwire/app/secrettest"
 	"github.com/kwirelabs/kwire/app/sniff"
 	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 	"github.com/kwirelabs/kwire/interop/realclient"
 )
 
@@ -34,7 +35,7 @@ func freePort(t *testing.T) int {
 
 // tcpdump captures loopback traffic to and from ports into a file until
 // the returned stop is called, which returns the file's path (pcapng
-// when asked for).
+// when asked for) and whether the kernel dropped packets.
 func tcpdump(t *testing.T, ports []int, pcapng bool) func() (path string, dropped bool) {
 	bin, err := exec.LookPath("tcpdump")
 	if err != nil {
@@ -50,56 +51,52 @@ func tcpdump(t *testing.T, ports []int, pcapng bool) func() (path string, droppe
 			t.Skip("editcap is not installed (Debian: wireshark-common, which tshark brings)")
 		}
 	}
+	// stop sends UDP datagrams here and waits until one is in the file:
+	// tcpdump writes each packet as it takes it (-U), in the order the
+	// kernel saw them, so then it has written all the clients' traffic.
+	// sniff counts the datagrams as not TCP.
+	end, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { end.Close() })
 	path := filepath.Join(t.TempDir(), "lo.pcap")
-	args := []string{"-i", "lo", "-U", "--immediate-mode", "-s", "0", "-Z", "root", "-w", path}
-	var filter []string
+	// A 64 MiB kernel buffer (-B, in KiB; the default is 2 MiB): on a
+	// loaded machine tcpdump falls behind the clients, and what overflows
+	// the buffer is dropped.
+	args := []string{"-i", "lo", "-U", "--immediate-mode", "-B", "65536", "-s", "0", "-Z", "root", "-w", path}
+	filter := []string{"udp dst port " + strconv.Itoa(end.LocalAddr().(*net.UDPAddr).Port)}
 	for _, p := range ports {
 		filter = append(filter, "tcp port "+strconv.Itoa(p))
 	}
 	args = append(args, strings.Join(filter, " or "))
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	r, w, err := os.Pipe()
+	cmd := proctest.Command(t, 10*time.Minute, bin, args...)
+	stderr := proctest.NewOutput(nil)
+	cmd.Stderr = stderr
+	proc, err := proctest.Start(cmd)
 	require.NoError(t, err)
-	cmd.Stderr = w
-	require.NoError(t, cmd.Start())
-	w.Close()
-	stopped := false
-	t.Cleanup(func() { // a test that failed before stop
-		if !stopped {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
+	t.Cleanup(proc.Kill) // a test that failed before stop
 	// tcpdump says "listening on lo" once the capture is running.
-	buf := make([]byte, 4096)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(stderr.String(), "listening on") {
-		require.True(t, time.Now().Before(deadline), "tcpdump did not start: %s", stderr.String())
-		r.SetReadDeadline(deadline)
-		n, err := r.Read(buf)
-		stderr.Write(buf[:n])
-		require.NoError(t, err, "tcpdump: %s", stderr.String())
-	}
-	go func() { // drain the rest
-		for {
-			n, err := r.Read(buf)
-			if err != nil {
-				return
-			}
-			stderr.Write(buf[:n])
-		}
-	}()
+	require.NotNil(t, stderr.Await(regexp.MustCompile(`listening on`), proc.Exited(), 30*time.Second), "tcpdump did not start: %s", stderr.String())
 	return func() (string, bool) {
-		time.Sleep(500 * time.Millisecond) // the last packets reach the capture
-		stopped = true
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
-		r.Close()
+		marker := []byte(fmt.Sprintf("kwire snifftest: end of capture %d", time.Now().UnixNano()))
+		mark, err := net.Dial("udp4", end.LocalAddr().String())
+		require.NoError(t, err)
+		defer mark.Close()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			_, err := mark.Write(marker)
+			require.NoError(t, err)
+			written, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if bytes.Contains(written, marker) {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "tcpdump has not written what was sent 30 s ago; stderr: %s", stderr.String())
+		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		require.NoError(t, proc.Wait(30*time.Second), "tcpdump: %s", stderr.String())
 		t.Logf("tcpdump: %s", strings.TrimSpace(stderr.String()))
 		dropped := !strings.Contains(stderr.String(), "\n0 packets dropped by kernel")
 		if editcap != "" {
-			out, err := exec.Command(editcap, "-F", "pcapng", path, path+"ng").CombinedOutput()
+			out, err := proctest.Command(t, time.Minute, editcap, "-F", "pcapng", path, path+"ng").CombinedOutput()
 			require.NoError(t, err, "editcap: %s", out)
 			return path + "ng", dropped
 		}
@@ -107,11 +104,12 @@ func tcpdump(t *testing.T, ports []int, pcapng bool) func() (path string, droppe
 	}
 }
 
-func runClient(t *testing.T, name string, args ...string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = 5 * time.Second
+// runClient runs a client with a deadline, stdin as its input, and
+// returns its stdout.
+func runClient(t *testing.T, stdin, name string, args ...string) string {
+	t.Helper()
+	cmd := proctest.Command(t, time.Minute, name, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), "%s %v: %s", name, args, stderr.String())
@@ -167,18 +165,15 @@ func TestLoopbackCapture(t *testing.T) {
 				for i := range 200 {
 					fmt.Fprintf(&in, "k%d:v%d\n", i, i)
 				}
-				cmd := exec.Command(kcat, "-P", "-b", plainAddr, "-t", "lo", "-K:", "-z", "lz4", "-X", "client.id=sniff-kcat")
-				cmd.Stdin = strings.NewReader(in.String())
-				out, err := cmd.CombinedOutput()
-				require.NoError(t, err, "%s", out)
-				got := runClient(t, kcat, "-C", "-b", plainAddr, "-t", "lo", "-o", "beginning", "-e", "-q", "-X", "client.id=sniff-kcat")
+				runClient(t, in.String(), kcat, "-P", "-b", plainAddr, "-t", "lo", "-K:", "-z", "lz4", "-X", "client.id=sniff-kcat")
+				got := runClient(t, "", kcat, "-C", "-b", plainAddr, "-t", "lo", "-o", "beginning", "-e", "-q", "-X", "client.id=sniff-kcat")
 				require.Len(t, strings.Fields(got), 200)
 			}
-			if py := kafkaPython(); py != "" {
+			if py := kafkaPython(t); py != "" {
 				clients++
 				script := filepath.Join(t.TempDir(), "client.py")
 				require.NoError(t, os.WriteFile(script, []byte(pythonClient), 0o600))
-				require.Equal(t, "300", strings.TrimSpace(runClient(t, py, script, addr, "lo", "300", "bob", secret)))
+				require.Equal(t, "300", strings.TrimSpace(runClient(t, "", py, script, addr, "lo", "300", "bob", secret)))
 			}
 			if clients == 0 {
 				t.Skip("neither kcat nor kafka-python is installed")
@@ -242,9 +237,9 @@ func TestLoopbackCapture(t *testing.T) {
 }
 
 // kafkaPython is a python3 that imports kafka-python, or "".
-func kafkaPython() string {
+func kafkaPython(t *testing.T) string {
 	for _, c := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import kafka").Run() == nil {
+		if p, err := exec.LookPath(c); err == nil && proctest.Command(t, time.Minute, p, "-c", "import kafka").Run() == nil {
 			return p
 		}
 	}

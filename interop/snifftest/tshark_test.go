@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwirelabs/kwire/app/sniff"
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 // pdu is one Kafka frame as a capture reader names it.
@@ -39,7 +41,7 @@ func tsharkPDUs(t *testing.T, path string, brokerPorts []int) []pdu {
 	}
 	args = append(args, "-Y", "kafka", "-T", "fields", "-E", "occurrence=a", "-E", "separator=|",
 		"-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "kafka.request_key", "-e", "kafka.api_version", "-e", "kafka.correlation_id")
-	cmd := exec.Command(bin, args...)
+	cmd := proctest.Command(t, 5*time.Minute, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
