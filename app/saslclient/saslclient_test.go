@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,16 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
+
+// pipe is net.Pipe with both ends' reads and writes bounded, so that a
+// side that stops answering fails the test instead of hanging it.
+func pipe() (client, server net.Conn) {
+	client, server = net.Pipe()
+	deadline := time.Now().Add(30 * time.Second)
+	client.SetDeadline(deadline)
+	server.SetDeadline(deadline)
+	return client, server
+}
 
 // RFC 7677 section 3: the SCRAM-SHA-256 exchange of user "user" with
 // password "pencil".
@@ -81,7 +92,7 @@ func TestLoginPlain(t *testing.T) {
 		{Credentials{Mechanism: "GSSAPI", User: "alice", Password: "s3cret"}, `mechanism "GSSAPI"`},
 		{Credentials{Mechanism: "PLAIN", Password: "s3cret"}, "needs a user"},
 	} {
-		client, server := net.Pipe()
+		client, server := pipe()
 		go fakeSASLBroker(server, "PLAIN", plainAuthenticate("\x00alice\x00s3cret"))
 		err := Login(client, c.creds, "kwire-test", 100)
 		client.Close()
@@ -140,7 +151,7 @@ func TestLoginOAuthBearer(t *testing.T) {
 		{Credentials{Mechanism: "OAUTHBEARER", Token: "=="}, nil, "needs a token"},
 		{Credentials{Mechanism: "OAUTHBEARER"}, nil, "needs a token"},
 	} {
-		client, server := net.Pipe()
+		client, server := pipe()
 		got := make(chan []byte, 4)
 		go fakeSASLBroker(server, "OAUTHBEARER", oauthAuthenticate(good, got))
 		err := Login(client, c.creds, "kwire-test", 100)

@@ -264,8 +264,22 @@ func askThroughAsKafka(t *testing.T, upstream release.Release, asKafka string) *
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- p.ServeListener(ctx, ln) }()
-	defer func() { stop(); require.NoError(t, <-served) }()
-	<-p.Ready()
+	defer func() {
+		stop()
+		select {
+		case err := <-served:
+			require.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Error("the proxy did not stop in 30 s")
+		}
+	}()
+	select {
+	case <-p.Ready():
+	case err := <-served:
+		t.Fatalf("the proxy stopped before it was ready: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the proxy was not ready in 30 s")
+	}
 	conn, err := net.Dial("tcp", p.Addr().String())
 	require.NoError(t, err)
 	defer conn.Close()

@@ -48,8 +48,22 @@ func serveInProcess(t *testing.T, upstream string, cfg proxy.Config) string {
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- p.ServeListener(ctx, ln) }()
-	<-p.Ready()
-	t.Cleanup(func() { stop(); require.NoError(t, <-served) })
+	select {
+	case <-p.Ready():
+	case err := <-served:
+		t.Fatalf("the proxy stopped before it was ready: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the proxy was not ready in 30 s")
+	}
+	t.Cleanup(func() {
+		stop()
+		select {
+		case err := <-served:
+			require.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Error("the proxy did not stop in 30 s")
+		}
+	})
 	return p.Addr().String()
 }
 

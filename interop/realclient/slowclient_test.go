@@ -5,6 +5,7 @@ import (
 	"net"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -16,6 +17,7 @@ func TestSlowClientPinsNoClaimedSize(t *testing.T) {
 	b := startBroker(t, 1)
 	client, server := net.Pipe() // a Write returns once the broker has read it all
 	defer client.Close()
+	client.SetDeadline(time.Now().Add(30 * time.Second)) // a broker that stops reading fails the test, not hangs it
 	b.mu.Lock()
 	b.conns[server] = struct{}{}
 	b.wg.Add(1)

@@ -3,6 +3,7 @@ package release
 import (
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,6 +11,16 @@ import (
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/messages"
 )
+
+// pipe is net.Pipe with both ends' reads and writes bounded, so that a
+// side that stops answering fails the test instead of hanging it.
+func pipe() (client, server net.Conn) {
+	client, server = net.Pipe()
+	deadline := time.Now().Add(30 * time.Second)
+	client.SetDeadline(deadline)
+	server.SetDeadline(deadline)
+	return client, server
+}
 
 // fakeBroker answers ApiVersions on conn as a broker of table r that reads
 // ApiVersions up to maxV does: above it, UNSUPPORTED_VERSION with its own
@@ -92,7 +103,7 @@ func TestAskAndGuess(t *testing.T) {
 		t.Run(tc.release, func(t *testing.T) {
 			r, err := ByName(tc.release)
 			require.NoError(t, err)
-			client, server := net.Pipe()
+			client, server := pipe()
 			var asked []int16
 			done := make(chan struct{})
 			go func() { defer close(done); fakeBroker(t, server, r, tc.maxV, tc.kip511, false, &asked) }()
@@ -110,7 +121,7 @@ func TestAskAndGuess(t *testing.T) {
 	t.Run("0.9.0", func(t *testing.T) {
 		r, err := ByName("0.9.0")
 		require.NoError(t, err)
-		client, server := net.Pipe()
+		client, server := pipe()
 		var asked []int16
 		done := make(chan struct{})
 		go func() { defer close(done); fakeBroker(t, server, r, 0, false, true, &asked) }()
@@ -135,7 +146,7 @@ func TestAskHostileAnswers(t *testing.T) {
 		{"negative size", []byte{0xff, 0xff, 0xff, 0xfb}, "invalid length"},
 		{"truncated body", []byte{0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0}, "ApiVersions v"},
 	} {
-		client, server := net.Pipe()
+		client, server := pipe()
 		go func() {
 			defer server.Close()
 			if _, err := kwire.NewFrameReader(server, 0).Next(); err == nil {
