@@ -21,16 +21,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/record"
 	"github.com/kwirelabs/kwire/messages"
 )
 
-// cmdTimeout bounds every client process, and suiteDeadline all of them:
-// however the clients misbehave, the package ends within about 100 s.
+// cmdTimeout bounds every client process.
 const cmdTimeout = 45 * time.Second
-
-var suiteDeadline = time.Now().Add(100 * time.Second)
 
 func startBroker(t *testing.T, partitions int) *Broker {
 	t.Helper()
@@ -87,14 +85,7 @@ func needKafkaPython(t *testing.T) string {
 // run runs a client process with a timeout and returns its stdout.
 func run(t *testing.T, stdin string, name string, args ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(cmdTimeout)
-	if deadline.After(suiteDeadline) {
-		deadline = suiteDeadline
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = 5 * time.Second // a killed client's pipes do not hold the test
+	cmd := proctest.Command(t, cmdTimeout, name, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -104,7 +95,7 @@ func run(t *testing.T, stdin string, name string, args ...string) string {
 	if s := strings.TrimSpace(stderr.String()); s != "" {
 		t.Logf("stderr:\n%s", s)
 	}
-	require.NoError(t, err, "%s %v (context: %v)", name, args, ctx.Err())
+	require.NoError(t, err, "%s %v", name, args)
 	return stdout.String()
 }
 
@@ -726,9 +717,7 @@ func TestKcatSASL(t *testing.T) {
 
 	// A wrong password: the broker answers SASL_AUTHENTICATION_FAILED and
 	// closes; kcat gives up.
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kcat, append([]string{"-L", "-b", b.Addr(), "-m", "2"}, sasl("wrong")...)...)
+	cmd := proctest.Command(t, cmdTimeout, kcat, append([]string{"-L", "-b", b.Addr(), "-m", "2"}, sasl("wrong")...)...)
 	msg, err := cmd.CombinedOutput()
 	require.Error(t, err, "kcat accepted a wrong password: %s", msg)
 	require.Contains(t, string(msg), "uthentication failed")
