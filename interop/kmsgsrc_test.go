@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -97,7 +99,9 @@ func kmsgDir() (string, error) {
 			return filepath.Dir(file), nil
 		}
 	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/twmb/franz-go/pkg/kmsg").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/twmb/franz-go/pkg/kmsg").Output()
 	if err != nil {
 		return "", fmt.Errorf("locating kmsg source: %v", err)
 	}
