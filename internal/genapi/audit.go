@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // AuditRequest is API key 1001, versions 0-2, flexible from 1.
 type AuditRequest struct {
-	_           struct{}            `kafka:"api=1001,versions=0-2,flexible=1+"`
+	_           struct{}            `kafka:"api=1001,versions=0-2,flexible=1+,reqheader=0:1/1+:2"`
 	AuditID     kwire.UUID          `kafka:"v=0+"`
 	Actor       *string             `kafka:"v=0+,nullable=1+,default=null"`
 	Reason      string              `kafka:"v=0+,default='routine, \"scheduled\"'"`
@@ -61,7 +61,7 @@ func (v *AuditRequestOwner) Default() {
 
 // AuditResponse is API key 1001, versions 0-2, flexible from 1.
 type AuditResponse struct {
-	_              struct{}               `kafka:"api=1001,versions=0-2,flexible=1+"`
+	_              struct{}               `kafka:"api=1001,versions=0-2,flexible=1+,respheader=0:0/1+:1"`
 	ThrottleTimeMs int32                  `kafka:"v=0+"`
 	ErrorCode      int16                  `kafka:"v=0+"`
 	Findings       []AuditResponseFinding `kafka:"v=0+"`

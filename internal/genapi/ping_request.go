@@ -6,7 +6,7 @@ import "github.com/kwirelabs/kwire/kwire"
 
 // PingRequest is API key 1002, versions 0, flexible from 0.
 type PingRequest struct {
-	_           struct{} `kafka:"api=1002,versions=0,flexible=0+"`
+	_           struct{} `kafka:"api=1002,versions=0,flexible=0+,reqheader=0+:2"`
 	Nonce       int64    `kafka:"v=0+"`
 	UnknownTags kwire.UnknownTags
 }
