@@ -65,20 +65,19 @@ func sizeVarlong(v int64) int {
 
 // The fast path of record parsing reads fields at a position p of a slice
 // and returns the position after, or -1 for a failure, which every later
-// read passes on; one check at the end of a record covers them all. A
-// one-byte varint, the common case, is read inline.
+// read passes on; one check at the end of a record covers them all. Most
+// varints in a record take one or two bytes (lengths and deltas under
+// 8192), which are read without a loop.
 
 // varintAt reads the int32 varint at b[p:].
 func varintAt(b []byte, p int) (int32, int) {
-	if uint(p) < uint(len(b)) && b[p] < 0x80 {
-		return unzigzag32(uint32(b[p])), p + 1
-	}
-	return varintAtSlow(b, p)
-}
-
-func varintAtSlow(b []byte, p int) (int32, int) {
-	if p < 0 || p > len(b) {
+	if uint(p) >= uint(len(b)) {
 		return 0, -1
+	}
+	if c := b[p]; c < 0x80 {
+		return unzigzag32(uint32(c)), p + 1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		return unzigzag32(uint32(c&0x7f) | uint32(b[p+1])<<7), p + 2
 	}
 	v, n := readVarint(b[p:])
 	if n <= 0 {
@@ -89,11 +88,13 @@ func varintAtSlow(b []byte, p int) (int32, int) {
 
 // varlongAt reads the int64 varlong at b[p:].
 func varlongAt(b []byte, p int) (int64, int) {
-	if uint(p) < uint(len(b)) && b[p] < 0x80 {
-		return int64(unzigzag32(uint32(b[p]))), p + 1
-	}
-	if p < 0 || p > len(b) {
+	if uint(p) >= uint(len(b)) {
 		return 0, -1
+	}
+	if c := b[p]; c < 0x80 {
+		return int64(unzigzag32(uint32(c))), p + 1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		return int64(unzigzag32(uint32(c&0x7f) | uint32(b[p+1])<<7)), p + 2
 	}
 	v, n := readVarlong(b[p:])
 	if n <= 0 {
