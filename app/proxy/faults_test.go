@@ -658,3 +658,14 @@ func TestUndecodableLineHasClientID(t *testing.T) {
 	}
 	assert.Contains(t, line, "billing-7", "log:\n%s", log.String())
 }
+
+// TestMaxConnsWithinFileLimit (issue 27, case 9): MaxConns leaves
+// descriptors for the metrics server and the listeners: a process
+// allowed 64 files takes 16 clients (two descriptors each) beside 32
+// kept back, so /metrics can still accept when clients crowd in.
+func TestMaxConnsWithinFileLimit(t *testing.T) {
+	assert.Equal(t, 16, connsWithin(64))
+	assert.Equal(t, 1, connsWithin(10))
+	assert.Equal(t, 1<<30, connsWithin(0), "unknown: no bound of its own")
+	assert.Equal(t, 4096, connsWithin(2*4096+fdReserve))
+}

@@ -42,9 +42,27 @@ func New(cfg Config) *Proxy {
 	p := &Proxy{cfg: cfg, done: make(chan struct{}), ready: make(chan struct{}),
 		local: map[string]int{}, conns: map[*conn]struct{}{}, nextPort: cfg.BrokerPorts.First}
 	if cfg.MaxConns > 0 {
-		p.slots = make(chan struct{}, cfg.MaxConns)
+		if n := connsWithin(openFileLimit()); n < cfg.MaxConns {
+			cfg.Notice(fmt.Sprintf("-max-conns lowered from %d to %d: the process may open %d files, two a client, and keeps %d for its listeners, metrics and log", cfg.MaxConns, n, openFileLimit(), fdReserve))
+			p.cfg.MaxConns = n
+		}
+		p.slots = make(chan struct{}, p.cfg.MaxConns)
 	}
 	return p
+}
+
+// fdReserve are the descriptors MaxConns leaves for the rest of the
+// process (listeners, the metrics server and its scrapes, the log): with
+// every descriptor taken by clients, /metrics could not be reached.
+const fdReserve = 32
+
+// connsWithin is how many clients (a descriptor each way) fit in limit
+// descriptors beside fdReserve; a large number when limit is unknown.
+func connsWithin(limit int) int {
+	if limit <= 0 {
+		return 1 << 30
+	}
+	return max(1, (limit-fdReserve)/2)
 }
 
 // Serve listens on Config.Listen and relays until ctx is done; then it
