@@ -254,11 +254,9 @@ func checkLayout() error {
 	return nil
 }
 
-// goType is a runtime type, as the runtime's allocation entry points for
-// reflect take it: the decoder allocates through them, which the runtime
-// keeps for codecs (go.dev/issue/67401), a zeroed value or array of a
-// type without building a reflect.Value or putting a slice header on the
-// heap.
+// goType is a runtime type: the type word of an interface, which tells
+// the hot front (engine_cache.go) the type of a message it is handed
+// without a call.
 type goType struct{ p unsafe.Pointer }
 
 // runtimeType is the runtime type behind t.
@@ -270,16 +268,18 @@ func runtimeType(t reflect.Type) goType {
 func (t goType) id() uintptr { return uintptr(t.p) }
 
 // newValue allocates a zeroed value of type t.
-func newValue(t goType) pointer { return pointer{unsafeNew(t.p)} }
+func newValue(t reflect.Type) pointer { return pointer{reflect.New(t).UnsafePointer()} }
 
-// newArray allocates n zeroed values of type t.
-func newArray(t goType, n int) pointer { return pointer{unsafeNewArray(t.p, n)} }
-
-//go:linkname unsafeNew reflect.unsafe_New
-func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
-
-//go:linkname unsafeNewArray reflect.unsafe_NewArray
-func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
+// newArray allocates n zeroed elements of the slice type st: reflect
+// grows an empty slice of that type in place, which allocates the array
+// and nothing else (reflect.MakeSlice would put a slice header on the
+// heap too). The caller keeps only the array's address.
+func newArray(st reflect.Type, n int) pointer {
+	var s sliceHeader
+	v := reflect.NewAt(st, unsafe.Pointer(&s)).Elem()
+	v.Grow(n)
+	return s.data
+}
 
 // first is the address of s's first element (or where it would be).
 func first[T any](s []T) *T { return unsafe.SliceData(s) }
@@ -289,16 +289,16 @@ func elemAt[T any](p pointer, i int) *T {
 	return (*T)(unsafe.Add(p.p, uintptr(i)*unsafe.Sizeof(*new(T))))
 }
 
-// stringsOf, uint32sOf and uint64sOf are the n values at p as a slice.
-func (p pointer) stringsOf(n int) []string { return unsafe.Slice((*string)(p.p), n) }
+// uint32sOf and uint64sOf are the n values at p as a slice.
 func (p pointer) uint32sOf(n int) []uint32 { return unsafe.Slice((*uint32)(p.p), n) }
 func (p pointer) uint64sOf(n int) []uint64 { return unsafe.Slice((*uint64)(p.p), n) }
 
 // noEscape returns p hidden from escape analysis, for a call through a
 // function value that would otherwise move what p points at to the heap;
-// the callee must not keep p past the call.
-func noEscape[T any](p *T) *T { return (*T)(runtimeNoEscape(unsafe.Pointer(p))) }
-
-//go:noescape
-//go:linkname runtimeNoEscape runtime.noescape
-func runtimeNoEscape(p unsafe.Pointer) unsafe.Pointer
+// the callee must not keep p past the call. Escape analysis follows the
+// pointer unsafe.Add is given, not the offset, so p goes in as the
+// offset from nil: one expression, a pointer again with no call between
+// (a stack move in between would leave a uintptr held in memory stale).
+func noEscape[T any](p *T) *T {
+	return (*T)(unsafe.Add(nil, uintptr(unsafe.Pointer(p))))
+}
