@@ -37,9 +37,9 @@ type allTypes struct {
 	UVarInt32     int32        `kafka:"v=0+,uvarint"`
 	ID            kwire.UUID   `kafka:"v=0+"`
 	Str           string       `kafka:"v=0+"`
-	NullStr       *string      `kafka:"v=0+,nullable=1+,default=null"`
+	NullStr       *string      `kafka:"v=0+,nullable=1+"`
 	ClientID      *string      `kafka:"v=0+,nullable=0+,compact=none"`
-	CompactLater  string       `kafka:"v=0+,compact=1+"`
+	CompactLater  string       `kafka:"v=0+,compact=3+"`
 	Bytes         []byte       `kafka:"v=0+"`
 	NullBytes     []byte       `kafka:"v=0+,nullable=0+"`
 	Records       []byte       `kafka:"v=0+,nullable=0+,records"`
@@ -49,7 +49,7 @@ type allTypes struct {
 	UUIDs         []kwire.UUID `kafka:"v=0+"`
 	VarInts       []int32      `kafka:"v=0+,varint"`
 	Items         []item       `kafka:"v=0+,nullable=1+"`
-	CardLiteral   []item       `kafka:"v=0+,nullable=0+,compact"`
+	CardLiteral   []item       `kafka:"v=0+,nullable=0+,compact=2+"`
 	Inner         inner        `kafka:"v=0+"`
 	MaybeInner    *inner       `kafka:"v=0+,nullable=0+,default=null"`
 	OnlyOld       int32        `kafka:"v=0-1,ignorable"`

@@ -14,9 +14,9 @@
 //
 // api is the API key (optional for non-API structures), versions the
 // valid version range, flexible the versions that use compact encodings
-// and tagged fields. A struct without this field accepts every version
-// and is never flexible on its own; nested structs take the flexibility
-// of the message that contains them.
+// and tagged fields (from one version on, N+, or none). A struct without
+// this field accepts every version and is never flexible on its own;
+// nested structs take the flexibility of the message that contains them.
 //
 // reqheader= and respheader= state the header versions the message's
 // versions travel with as a request and as a response, as a Kafka 4.5
@@ -34,10 +34,15 @@
 //	               not encoded, `kafka:"-"` likewise)
 //	nullable=R     versions in which null (nil pointer, nil slice, nil
 //	               []byte) is legal
-//	compact        compact encoding in every version; compact=R in the
-//	               versions R; compact=none never (the request header's
-//	               ClientID). Without the key: the message's flexible
-//	               versions.
+//	compact        compact lengths in the versions R of compact=R, which
+//	               must be flexible versions: a string or bytes that stays
+//	               classic in some flexible versions (compact=3+ in a
+//	               message flexible from 2), compact=none never (the
+//	               request header's ClientID). Without the key: the
+//	               message's flexible versions; a bare compact is
+//	               compact=0+, for a message flexible in every version. An
+//	               array is compact in every flexible version (Kafka
+//	               overrides only strings and bytes).
 //	tag=N          tagged field number N ...
 //	tagged=R       ... in the versions R (must be flexible versions)
 //	default=X      the schema default: null, true, false, an integer
@@ -60,8 +65,10 @@
 // MessageInfoOf, FillMinimal, ...) its tags, and those of every struct inside
 // it, are checked at every version it declares, not only the version at
 // hand: an unknown key, null on a type that cannot hold it, compact on a
-// number, a tag number used twice in one version, a tagged field in a
-// version that is not flexible, a default that does not parse, and so on.
+// number or in a version that is not flexible, a tag number used twice in
+// one version, a tagged field in a version that is not flexible, a
+// default that does not parse or a null default where the field cannot
+// be null, and so on.
 // The error wraps ErrInvalidSpec and names the type, the field, the key
 // and the first version the mistake matters in:
 //

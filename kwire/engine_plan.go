@@ -184,6 +184,9 @@ func parseType(t reflect.Type) *typeInfo {
 		}
 		if f.Name == "_" {
 			if ok {
+				if hasMsgTag {
+					return fail(f, keyError("", "a second message tag (one _ field carries api, versions and flexible)"))
+				}
 				var terr *tagError
 				if ti.msg, terr = parseMessageTag(tag); terr != nil {
 					return fail(f, terr)
@@ -398,6 +401,10 @@ func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (
 			msg: fmt.Sprintf("tagged=%s reaches a version the field is not on the wire in (v=%s)", t.tagged, t.versions)}
 	case t.compact != nil && !wireTypes[o.kind].lengthPrefixed:
 		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
+	case t.compact != nil && t.compact.Contains(v) && !flex && t.versions.Contains(v):
+		return fail("compact", "compact in a version that is not flexible (Kafka writes compact lengths only in flexible versions)")
+	case t.compact != nil && !o.compact && flex && o.kind == kArray && t.versions.Contains(v):
+		return fail("compact", "compact=%s leaves the array non-compact in a flexible version (an array is compact in every flexible version; only strings and bytes opt out)", t.compact)
 	}
 	if t.defaultRaw != nil {
 		d, err := parseDefault(&o, *t.defaultRaw)
@@ -405,6 +412,9 @@ func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (
 			return fail("default", "%v", err)
 		}
 		o.def = d
+		if d.null && !o.nullable && t.versions.Contains(v) {
+			return fail("default", "null, but the field is not nullable in this version (nullable= must hold wherever the field is on the wire)")
+		}
 	}
 	o.nonZeroDefault = hasNonZeroDefault(&o)
 	return o, nil

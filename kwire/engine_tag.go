@@ -275,6 +275,9 @@ func parseMessageTag(t *structtag.Tag) (messageTag, *tagError) {
 	if f, v := mt.flexible, mt.versions; !f.Empty() && (f.Min > v.Max || f.Max < v.Min) {
 		return mt, keyError("flexible", "flexible=%s is outside versions=%s (write flexible=none)", f, v)
 	}
+	if f, v := mt.flexible, mt.versions; !f.Empty() && f.Max < v.Max {
+		return mt, keyError("flexible", "flexible=%s ends before versions=%s does (a message stays flexible from its first flexible version on: write flexible=%d+)", f, v, f.Min)
+	}
 	for _, item := range headers {
 		side, stated := requestSide, &mt.reqHeaders
 		if item.key == "respheader" {

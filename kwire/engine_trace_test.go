@@ -177,7 +177,7 @@ type everyWireType struct {
 	UVarInt32     int32        `kafka:"v=0+,uvarint"`
 	ID            kwire.UUID   `kafka:"v=0+"`
 	Str           string       `kafka:"v=0+"`
-	NullStr       *string      `kafka:"v=0+,nullable=1+,default=null"`
+	NullStr       *string      `kafka:"v=0+,nullable=1+"`
 	Bytes         []byte       `kafka:"v=0+"`
 	NullBytes     []byte       `kafka:"v=0+,nullable=0+"`
 	Records       []byte       `kafka:"v=0+,nullable=0+,records"`

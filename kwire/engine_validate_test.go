@@ -1,6 +1,7 @@
 package kwire_test
 
 import (
+	"encoding/hex"
 	"errors"
 	"reflect"
 	"testing"
@@ -183,6 +184,38 @@ type (
 		Name string `kafka:"v=0+"`
 		Rack string `kafka:"v=0+,tag=0,tagged=3+"`
 	}
+	// Kafka writes compact lengths only in flexible versions: compact in a
+	// classic version would put "ab" on the wire as 03 61 62.
+	compactNotFlexible struct {
+		_    struct{} `kafka:"versions=0-2,flexible=2+"`
+		Name string   `kafka:"v=0+,compact"`
+	}
+	compactRangeNotFlexible struct {
+		_    struct{} `kafka:"versions=0-3,flexible=2+"`
+		Name string   `kafka:"v=0+,compact=1+"`
+	}
+	outerOfCompactInner struct {
+		_     struct{}       `kafka:"versions=0-1,flexible=1+"`
+		Items []compactInner `kafka:"v=0+"`
+	}
+	compactInner struct {
+		Name string `kafka:"v=0+,compact"`
+	}
+	arrayNotCompactWhenFlexible struct {
+		_     struct{} `kafka:"versions=0-1,flexible=0+"`
+		Items []int32  `kafka:"v=0+,compact=none"`
+	}
+	flexibleEndsEarly struct {
+		_ struct{} `kafka:"versions=0-3,flexible=1-2"`
+	}
+	nullDefaultNotNullable struct {
+		_    struct{} `kafka:"versions=0-3"`
+		Name *string  `kafka:"v=0+,nullable=1+,default=null"`
+	}
+	twoMessageTags struct {
+		_ struct{} `kafka:"versions=0"`
+		_ struct{} `kafka:"versions=0-1"`
+	}
 )
 
 // TestValidateNamesEveryMistake runs Validate on one mistake per type and
@@ -234,6 +267,13 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&flagWithValue{}, `kwire: plan kwire_test.flagWithValue.Count: invalid kafka struct tag: key "varint": takes no value`},
 		{&nullableUUID{}, `kwire: plan kwire_test.nullableUUID.ID: invalid kafka struct tag: key "nullable" at version 4: type kwire.UUID cannot be null (null needs *string, []byte, a slice or a pointer to a struct)`},
 		{&outerOfBadInner{}, `kwire: plan kwire_test.badInner.Rack: invalid kafka struct tag: key "tagged" at version 3: tagged in a version that is not flexible (tagged fields exist only in flexible versions)`},
+		{&compactNotFlexible{}, `kwire: plan kwire_test.compactNotFlexible.Name: invalid kafka struct tag: key "compact" at version 0: compact in a version that is not flexible (Kafka writes compact lengths only in flexible versions)`},
+		{&compactRangeNotFlexible{}, `kwire: plan kwire_test.compactRangeNotFlexible.Name: invalid kafka struct tag: key "compact" at version 1: compact in a version that is not flexible (Kafka writes compact lengths only in flexible versions)`},
+		{&outerOfCompactInner{}, `kwire: plan kwire_test.compactInner.Name: invalid kafka struct tag: key "compact" at version 0: compact in a version that is not flexible (Kafka writes compact lengths only in flexible versions)`},
+		{&arrayNotCompactWhenFlexible{}, `kwire: plan kwire_test.arrayNotCompactWhenFlexible.Items: invalid kafka struct tag: key "compact" at version 0: compact=none leaves the array non-compact in a flexible version (an array is compact in every flexible version; only strings and bytes opt out)`},
+		{&flexibleEndsEarly{}, `kwire: plan kwire_test.flexibleEndsEarly._: invalid kafka struct tag: key "flexible": flexible=1-2 ends before versions=0-3 does (a message stays flexible from its first flexible version on: write flexible=1+)`},
+		{&nullDefaultNotNullable{}, `kwire: plan kwire_test.nullDefaultNotNullable.Name: invalid kafka struct tag: key "default" at version 0: null, but the field is not nullable in this version (nullable= must hold wherever the field is on the wire)`},
+		{&twoMessageTags{}, `kwire: plan kwire_test.twoMessageTags._: invalid kafka struct tag: a second message tag (one _ field carries api, versions and flexible)`},
 	}
 	require.GreaterOrEqual(t, len(cases), 20)
 	for _, c := range cases {
@@ -272,8 +312,35 @@ func TestValidateFirstUseOfAFreshType(t *testing.T) {
 	assert.EqualError(t, err, `kwire: plan kwire_test.freshDuplicate.B: invalid kafka struct tag: key "tag" at version 3: tag 1 is also the tag of A`)
 }
 
+// compactOnlyWhereFlexible uses compact as Kafka can: a string that stays
+// classic in a flexible version (v2) and is compact from v3, an array
+// whose compact range is its message's flexible versions.
+type compactOnlyWhereFlexible struct {
+	_     struct{} `kafka:"versions=0-3,flexible=2+"`
+	Name  string   `kafka:"v=0+,compact=3+"`
+	Items []int32  `kafka:"v=0+,compact=2+"`
+	Owner *string  `kafka:"v=0+,nullable=0+,compact=none,default=null"`
+}
+
 func TestValidateAcceptsGoodTypes(t *testing.T) {
-	for _, m := range []any{&wiretest.Heartbeat{}, reflect.TypeOf(wiretest.HeartbeatTopic{}), &quotedDefaults{}} {
+	for _, m := range []any{&wiretest.Heartbeat{}, reflect.TypeOf(wiretest.HeartbeatTopic{}), &quotedDefaults{}, &compactOnlyWhereFlexible{}} {
 		assert.NoError(t, kwire.Validate(m))
+	}
+}
+
+// compact=R moves a string's length form only inside the flexible
+// versions: an int16 length at v1 (classic) and v2 (flexible, outside R),
+// a uvarint from v3; the array is compact wherever the message is
+// flexible, and compact=none keeps the nullable string classic.
+func TestCompactRangeInsideFlexible(t *testing.T) {
+	m := compactOnlyWhereFlexible{Name: "ab", Items: []int32{}}
+	for v, want := range map[int16]string{
+		1: "00026162" + "00000000" + "ffff",
+		2: "00026162" + "01" + "ffff" + "00",
+		3: "036162" + "01" + "ffff" + "00",
+	} {
+		b, err := kwire.Marshal(&m, v)
+		require.NoError(t, err)
+		assert.Equal(t, want, hex.EncodeToString(b), "version %d", v)
 	}
 }
