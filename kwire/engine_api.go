@@ -131,7 +131,7 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 	if version >= produceTransactionalID {
 		o := fieldPlan{kind: kNullString, nullable: true, compact: flexible}
 		var tid *string
-		if err := d.decodeValue(&o, pointerOf(&tid)); err != nil {
+		if err := d.decodeByWireType(&o, pointerOf(&tid)); err != nil {
 			return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(err, "TransactionalID"), 4))
 		}
 	}

@@ -282,7 +282,7 @@ func (d *decodeState) chargeBudget(n int) error {
 	return nil
 }
 
-// decodeInstr runs instruction in of pl's program, for the struct at p,
+// decodeInstrOutOfLine runs instruction in of pl's program, for the struct at p,
 // at off, by the general path, and hands decodeStruct's loop its state
 // back: the next instruction (nil after the struct's tag section) and
 // offset, or, entering a nested struct while st has room, its plan,
@@ -290,7 +290,7 @@ func (d *decodeState) chargeBudget(n int) error {
 // reads the field from its start through its field plan, so the values, the
 // errors with their path and offset, and the hostile-input checks are
 // the general path's own.
-func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *structStack) (*plan, pointer, *instr, int, error) {
+func (d *decodeState) decodeInstrOutOfLine(pl *plan, p pointer, in *instr, off int, st *structStack) (*plan, pointer, *instr, int, error) {
 	fp := p.add(in.off)
 	switch in.code {
 	case cEndNone, cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks:
@@ -354,7 +354,7 @@ func (d *decodeState) decodeInstr(pl *plan, p pointer, in *instr, off int, st *s
 		}
 		return pl, p, advance(in), d.off, nil
 	}
-	off, err := d.decodeField(pl, pl.instrIndex(in), p, off)
+	off, err := d.decodeFusedField(pl, pl.instrIndex(in), p, off)
 	return pl, p, advance(in), off, err
 }
 
@@ -391,14 +391,14 @@ func (pl *plan) applyDefaults(p pointer) {
 }
 
 // arrayString reads one string element of an array (field plan e) at d.off: the
-// short form inline, the rest through decodeValue.
+// short form inline, the rest through decodeByWireType.
 func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 	n, next := compactLength(d.src, d.off)
 	if !e.compact {
 		n, next = int16Length(d.src, d.off)
 	}
 	if n <= 0 || n > len(d.src)-next || len(d.strArena) < n {
-		return d.decodeValue(e, pointerOf(s)) // empty, null, too long, a new chunk
+		return d.decodeByWireType(e, pointerOf(s)) // empty, null, too long, a new chunk
 	}
 	buf := d.strArena[:n:n]
 	d.strArena = d.strArena[n:]
@@ -408,48 +408,48 @@ func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 	return nil
 }
 
-// decodeField reads hot field i of pl, which starts at off, through the
+// decodeFusedField reads fused field i of pl, which starts at off, through the
 // general path over its field plan, and returns the offset after it.
-func (d *decodeState) decodeField(pl *plan, i int, p pointer, off int) (int, error) {
+func (d *decodeState) decodeFusedField(pl *plan, i int, p pointer, off int) (int, error) {
 	d.off = off
-	o := &pl.hot[i]
+	o := &pl.fused[i]
 	if o.kind == kFixedRun {
 		err := d.decodeFixedRun(o, p)
 		return d.off, err
 	}
-	if err := d.decodeValue(o, p.add(o.offset)); err != nil {
+	if err := d.decodeByWireType(o, p.add(o.offset)); err != nil {
 		return d.off, within(err, o.name)
 	}
 	return d.off, nil
 }
 
-// decodeValue reads one field or array element into fp, by its wire
+// decodeByWireType reads one field or array element into fp, by its wire
 // type's decode. d goes through the table hidden from escape analysis
 // (noEscape): no decode keeps it past the call, and a call through a
 // function value would otherwise put every decode's decodeState on the
 // heap.
-func (d *decodeState) decodeValue(o *fieldPlan, fp pointer) error {
+func (d *decodeState) decodeByWireType(o *fieldPlan, fp pointer) error {
 	return wireTypes[o.kind].decode(noEscape(d), o, fp)
 }
 
-// value reads one value of field plan o into fp, and when tracing records
+// decodeOrTrace reads one value of field plan o into fp, and when tracing records
 // it as a node named name.
-func (d *decodeState) value(o *fieldPlan, fp pointer, name string) error {
+func (d *decodeState) decodeOrTrace(o *fieldPlan, fp pointer, name string) error {
 	if d.trace != nil {
 		return d.traced(o, fp, name)
 	}
-	return d.decodeValue(o, fp)
+	return d.decodeByWireType(o, fp)
 }
 
-// decodeFields reads the struct at p field by field, in wire order,
+// decodeStructGeneral reads the struct at p field by field, in wire order,
 // through the general path: decodeStruct's loop is the fast form of it,
 // and a trace runs it so that each field gets its node.
-func (d *decodeState) decodeFields(pl *plan, p pointer) error {
+func (d *decodeState) decodeStructGeneral(pl *plan, p pointer) error {
 	if pl.hasDefaults {
 		pl.applyDefaults(p)
 	}
 	for _, o := range pl.fields {
-		if err := d.value(o, p.add(o.offset), o.name); err != nil {
+		if err := d.decodeOrTrace(o, p.add(o.offset), o.name); err != nil {
 			return within(err, o.name)
 		}
 	}
@@ -459,12 +459,12 @@ func (d *decodeState) decodeFields(pl *plan, p pointer) error {
 	return nil
 }
 
-// structValue reads the struct at p: by decodeStruct's loop, or field by
+// decodeStructOrTrace reads the struct at p: by decodeStruct's loop, or field by
 // field when tracing.
-func (d *decodeState) structValue(pl *plan, p pointer) error {
+func (d *decodeState) decodeStructOrTrace(pl *plan, p pointer) error {
 	if d.trace != nil {
 		d.trace.summary("struct")
-		return d.decodeFields(pl, p)
+		return d.decodeStructGeneral(pl, p)
 	}
 	return d.decodeStruct(pl, p)
 }
@@ -598,7 +598,7 @@ func (d *decodeState) decodeStructPtr(o *fieldPlan, fp pointer) error {
 	}
 	sp := newValue(o.sub.typ)
 	*fp.ptr() = sp
-	return d.structValue(o.sub, sp)
+	return d.decodeStructOrTrace(o.sub, sp)
 }
 
 // presence reads the int8 marker before a nullable struct: as Kafka's
@@ -693,7 +693,7 @@ func (d *decodeState) decodeArray(o *fieldPlan, fp pointer) error {
 		case e.kind == kStruct:
 			err = d.decodeStruct(e.sub, ep)
 		default:
-			err = d.decodeValue(e, ep)
+			err = d.decodeByWireType(e, ep)
 		}
 		if err != nil {
 			return withinIndex(err, i)
@@ -806,7 +806,7 @@ func (d *decodeState) tagHeader(pl *plan, last *int64) (tag uint32, end int, err
 func (d *decodeState) taggedValue(o *fieldPlan, fp pointer, end int) error {
 	full := d.src
 	d.src = d.src[:end]
-	err := d.value(o, fp, o.name)
+	err := d.decodeOrTrace(o, fp, o.name)
 	d.src = full
 	if err != nil {
 		return within(err, o.name)
@@ -873,7 +873,7 @@ func (d *decodeState) decodeFixedRun(o *fieldPlan, p pointer) error {
 		}
 	}
 	for _, f := range o.run {
-		if err := d.decodeValue(&fieldPlan{kind: f.kind}, p.add(f.offset)); err != nil {
+		if err := d.decodeByWireType(&fieldPlan{kind: f.kind}, p.add(f.offset)); err != nil {
 			return within(err, f.name)
 		}
 	}

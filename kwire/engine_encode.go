@@ -12,7 +12,7 @@ const maxInt16String = math.MaxInt16
 
 // stackDepth is how many levels of nested structs encodeStruct and
 // decodeStruct keep on their own stack; deeper ones recurse through the
-// general path (encodeInstr, decodeInstr).
+// general path (encodeInstr, decodeInstrOutOfLine).
 const stackDepth = 2
 
 // structFrame is a struct encodeStruct will return to: the parent plan,
@@ -57,8 +57,8 @@ func (pl *plan) instrIndex(in *instr) int {
 	return indexIn(first(pl.prog), in)
 }
 
-// fieldOf is the hot field that in, an instruction of pl's program, compiles.
-func (pl *plan) fieldOf(in *instr) *fieldPlan { return &pl.hot[pl.instrIndex(in)] }
+// fieldOf is the fused field that in, an instruction of pl's program, compiles.
+func (pl *plan) fieldOf(in *instr) *fieldPlan { return &pl.fused[pl.instrIndex(in)] }
 
 // maxInlineCopy is the longest string or byte string encodeStruct copies
 // itself; longer ones are worth a call to memmove.
@@ -128,7 +128,7 @@ func nothingTagged(pl *plan, p pointer) bool {
 		(len(pl.tagged) == 0 || (pl.tagChecksFlat && checksPass(pl.tagChecks, p)))
 }
 
-// encodeField writes the hot field of instruction in of pl, at fp, through
+// encodeField writes the fused field of instruction in of pl, at fp, through
 // the general path: the rare forms (varints, null, too long) and their
 // errors.
 func encodeField(b []byte, pl *plan, in *instr, fp pointer) ([]byte, error) {

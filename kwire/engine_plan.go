@@ -70,10 +70,11 @@ type plan struct {
 	// fields and the kFixedRun ops fused from them. The views below are
 	// into it.
 	ops []fieldPlan
-	// hot is ops[:len(hot)]: fields with each stretch of fixed-width
-	// fields fused into one kFixedRun field plan, what encode, decode and size
-	// run. Instruction i of enc compiles hot[i].
-	hot    []fieldPlan
+	// fused is ops[:len(fused)]: the fields on the wire, untagged, with
+	// each stretch of fixed-width fields fused into one kFixedRun field
+	// plan, what encode, decode and size run. Instruction i of prog
+	// compiles fused[i].
+	fused  []fieldPlan
 	fields []*fieldPlan // on the wire in this version, not tagged, in order
 	tagged []*fieldPlan // tagged in this version, ascending tag
 	absent []*fieldPlan // declared but not on the wire in this version
@@ -95,7 +96,7 @@ type plan struct {
 	unknownOff   uintptr
 	minWire      int // fewest bytes one instance takes on the wire
 
-	// Compiled from the above (engine_program.go): hot as instructions, and
+	// Compiled from the above (engine_program.go): fused as instructions, and
 	// flat default checks of the tagged fields and of the absent ones
 	// that are not ignorable, when every one of them has a flat form.
 	prog             []instr
@@ -506,14 +507,14 @@ type declared struct {
 	onWire, tagged, absent, defaults, allDefaults []int
 }
 
-// storeOps lays out p.ops, each field plan once: first hot, the fields on the
+// storeOps lays out p.ops, each field plan once: first fused, the fields on the
 // wire with each stretch of two or more fixed-width fields fused into one
 // kFixedRun field plan, so that the hot loops check room and dispatch once per
 // stretch rather than once per field; then the fields inside those runs,
 // the tagged fields and the absent ones. The views point into it.
 func (p *plan) storeOps(d *declared) {
 	decl, onWire := d.ops, d.onWire
-	var hot []fieldPlan
+	var fused []fieldPlan
 	var inRuns []int
 	at := make([]int, len(decl)) // where decl[i] goes in p.ops
 	for i := 0; i < len(onWire); {
@@ -522,8 +523,8 @@ func (p *plan) storeOps(d *declared) {
 			j++
 		}
 		if j-i < 2 {
-			at[onWire[i]] = len(hot)
-			hot = append(hot, decl[onWire[i]])
+			at[onWire[i]] = len(fused)
+			fused = append(fused, decl[onWire[i]])
 			i++
 			continue
 		}
@@ -533,19 +534,19 @@ func (p *plan) storeOps(d *declared) {
 			run.run = append(run.run, runField{offset: f.offset, at: int(run.runSize), kind: f.kind, name: f.name})
 			run.runSize += int32(f.kind.fixedSize())
 		}
-		hot = append(hot, run)
+		fused = append(fused, run)
 		inRuns = append(inRuns, onWire[i:j]...)
 		i = j
 	}
-	p.ops = make([]fieldPlan, 0, len(hot)+len(inRuns)+len(d.tagged)+len(d.absent))
-	p.ops = append(p.ops, hot...)
+	p.ops = make([]fieldPlan, 0, len(fused)+len(inRuns)+len(d.tagged)+len(d.absent))
+	p.ops = append(p.ops, fused...)
 	for _, list := range [][]int{inRuns, d.tagged, d.absent} {
 		for _, i := range list {
 			at[i] = len(p.ops)
 			p.ops = append(p.ops, decl[i])
 		}
 	}
-	p.hot = p.ops[:len(hot):len(hot)]
+	p.fused = p.ops[:len(fused):len(fused)]
 	view := func(list []int) []*fieldPlan {
 		if len(list) == 0 {
 			return nil

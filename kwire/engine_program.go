@@ -7,11 +7,11 @@ import (
 	"slices"
 )
 
-// A plan's hot fields are compiled once into instructions specialised by
+// A plan's fused fields are compiled once into instructions specialised by
 // wire form (a compact string, a classic int16-length string, an array of
 // structs ...), so that encode, size and decode run short call-free cases
 // for the common forms and reach the general code over the field plan only for the
-// rare ones. Instruction i is pl.hot[i] compiled: the field plan keeps the name and
+// rare ones. Instruction i is pl.fused[i] compiled: the field plan keeps the name and
 // everything else an error message or a rare path needs. The cases are
 // generated (engine_codec_gen.go) from one description of the wire forms
 // (genforms/forms.go): a code's name is its payload and length form.
@@ -58,7 +58,7 @@ const (
 	tailGeneral             // see nothingTagged
 )
 
-// compileProgram fills pl.prog from pl.hot, and the flat default checks
+// compileProgram fills pl.prog from pl.fused, and the flat default checks
 // that let encode and size skip the general per-field tests. The encoder
 // runs to an end instruction just past pl.prog's length.
 func compileProgram(pl *plan) {
@@ -72,13 +72,13 @@ func compileProgram(pl *plan) {
 	default:
 		pl.tail = tailGeneral
 	}
-	prog := make([]instr, len(pl.hot)+1)
-	for i := range pl.hot {
-		prog[i] = compileField(&pl.hot[i])
+	prog := make([]instr, len(pl.fused)+1)
+	for i := range pl.fused {
+		prog[i] = compileField(&pl.fused[i])
 	}
-	end := &prog[len(pl.hot)]
+	end := &prog[len(pl.fused)]
 	*end = instr{code: cEndNone + code(pl.tail), off: pl.unknownOff}
-	pl.prog = prog[:len(pl.hot)]
+	pl.prog = prog[:len(pl.fused)]
 	pl.tagChecksFlat = true
 	for _, o := range pl.tagged {
 		if !flatChecks(o, 0, uintptr(pl.typ.Align()), false, &pl.tagChecks) {

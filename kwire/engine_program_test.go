@@ -383,7 +383,7 @@ func TestRecordsLengthAgrees(t *testing.T) {
 			df := decodeState{src: b, exact: exact}
 			fastErr := df.decodeStruct(pl, pointerOf(&fast))
 			dg := decodeState{src: b, exact: exact}
-			off, generalErr := dg.decodeField(pl, 0, pointerOf(&general), 0)
+			off, generalErr := dg.decodeFusedField(pl, 0, pointerOf(&general), 0)
 			if generalErr == nil {
 				generalErr = dg.decodeTaggedFields(pl, pointerOf(&general))
 				off = dg.off

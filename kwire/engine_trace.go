@@ -33,7 +33,7 @@ func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
 // trace covered the frame.
 func (t *tracer) finish(d *decodeState, pl *plan) (*LayoutNode, error) {
 	t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", t.version), d.off)
-	if err := d.decodeFields(pl, newValue(pl.typ)); err != nil {
+	if err := d.decodeStructGeneral(pl, newValue(pl.typ)); err != nil {
 		return nil, publicError("layout", pl.typ.String(), err)
 	}
 	t.close(d.off)
@@ -44,20 +44,20 @@ func (t *tracer) finish(d *decodeState, pl *plan) (*LayoutNode, error) {
 	return t.root, nil
 }
 
-// traced reads one value of field plan o into fp as decodeValue does, and
+// traced reads one value of field plan o into fp as decodeByWireType does, and
 // records it as a node named name: a leaf with its value shown, or a
 // container whose decode reports its parts and elements.
 func (d *decodeState) traced(o *fieldPlan, fp pointer, name string) error {
 	t, w, start := d.trace, &wireTypes[o.kind], d.off
 	if w.traceType != nil {
 		t.open(name, w.traceType(o), start)
-		if err := d.decodeValue(o, fp); err != nil {
+		if err := d.decodeByWireType(o, fp); err != nil {
 			return err
 		}
 		t.close(d.off)
 		return nil
 	}
-	if err := d.decodeValue(o, fp); err != nil {
+	if err := d.decodeByWireType(o, fp); err != nil {
 		return err
 	}
 	var value string

@@ -81,7 +81,7 @@ type wireType struct {
 	// pointer whose nil is null and array elements are never null.
 	canBeNull, lengthPrefixed, notAnElement bool
 	// size and appendTo are the value's wire size and its bytes; decode
-	// reads them back at d.off into fp (decodeValue).
+	// reads them back at d.off into fp (decodeByWireType).
 	size     func(o *fieldPlan, fp pointer) (int, error)
 	appendTo func(b []byte, o *fieldPlan, fp pointer) ([]byte, error)
 	decode   func(d *decodeState, o *fieldPlan, fp pointer) error
@@ -442,7 +442,7 @@ func init() {
 			fillRandom: func(f *randomFiller, o *fieldPlan, fp pointer, depth int, _ bool) {
 				f.fillStruct(o.sub, fp, depth+1)
 			},
-			decode:    func(d *decodeState, o *fieldPlan, fp pointer) error { return d.structValue(o.sub, fp) },
+			decode:    func(d *decodeState, o *fieldPlan, fp pointer) error { return d.decodeStructOrTrace(o.sub, fp) },
 			traceType: func(o *fieldPlan) string { return goTypeName(o.typ) }},
 		kStructPtr: {name: "nullable struct", flatCheck: flatStructPtr, goType: pointerTo(reflect.Struct), resolve: (*builder).resolveStructPtr,
 			canBeNull: true, notAnElement: true, isZero: zeroPtr, size: sizeStructPtr,
@@ -475,7 +475,7 @@ func init() {
 				}
 				return subMin(o.sub)
 			}},
-		kFixedRun: {name: "fixed run"}, // only in hot lists, never a value
+		kFixedRun: {name: "fixed run"}, // only in fused lists, never a value
 	}
 	// What a fixed width decides alone.
 	for k := range wireTypes {

@@ -106,7 +106,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	if h.Version >= 1 {
 		var clientID *string
 		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeFor[*string]()}
-		if err := d.value(&o, pointerOf(&clientID), "client_id"); err != nil {
+		if err := d.decodeOrTrace(&o, pointerOf(&clientID), "client_id"); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}
 	}

@@ -354,7 +354,7 @@ var payloads = []payload{
 			for j := 0; j < h.len; j++ {
 				s, err := sizeStruct(sub, h.data.add(uintptr(j)*uintptr(in.n)))
 				if err != nil {
-					return 0, within(withinIndex(err, j), pl.hot[i].name)
+					return 0, within(withinIndex(err, j), pl.fused[i].name)
 				}
 				n += s
 			}

@@ -18,7 +18,7 @@ import (
 type code uint8
 
 const (
-	cSlow     code = iota // the general path over pl.hot[i]
+	cSlow     code = iota // the general path over pl.fused[i]
 	cFixedRun             // a stretch of fixed-width fields: n bytes
 	//genforms:codes
 
@@ -61,14 +61,14 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		case cStruct:
 			s, err := sizeStruct(in.plan(), fp)
 			if err != nil {
-				return 0, within(err, pl.hot[i].name)
+				return 0, within(err, pl.fused[i].name)
 			}
 			n += s
 			continue
 		}
-		s, err := sizeValue(&pl.hot[i], fp)
+		s, err := sizeValue(&pl.fused[i], fp)
 		if err != nil {
-			return 0, within(err, pl.hot[i].name)
+			return 0, within(err, pl.fused[i].name)
 		}
 		n += s
 	}
@@ -226,7 +226,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 // the input and the offset in locals. Each case is the common form only (a
 // one-byte compact length, a value that fits, room left in the arena);
 // anything else, errors included, reads the field again from its start
-// through the general path over its field plan (decodeInstr), so both give the
+// through the general path over its field plan (decodeInstrOutOfLine), so both give the
 // same values and errors.
 //
 // Nested structs and arrays of them run in the same loop, their parents
@@ -297,7 +297,7 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 	slow:
 		// The general path: one call site for every case above that did
 		// not take its common form, and for the codes that have no case.
-		if pl, p, in, off, err = d.decodeInstr(pl, p, in, off, &st); err != nil {
+		if pl, p, in, off, err = d.decodeInstrOutOfLine(pl, p, in, off, &st); err != nil {
 			return st.within(err)
 		}
 		if in != nil {
