@@ -170,16 +170,27 @@ func (d *decodeState) readRequestHeaderRest(h *RequestHeader) error {
 			}
 		}
 	}
+	if h.Version >= requestHeaderWithInsID {
+		return d.readRequestHeaderTagsV3(h)
+	}
 	if h.Version >= 2 {
-		start := d.off
 		tags, err := d.readUnknownTags()
 		h.UnknownTags = tags
-		if err == nil && h.Version >= requestHeaderWithInsID && tags.Len() > 0 {
-			err = h.takeInstanceID(start)
-		}
 		return err
 	}
 	return nil
+}
+
+// readRequestHeaderTagsV3 reads the tagged fields of header v3 and up,
+// ClientInstanceId among them; v2's stay on readRequestHeaderRest's path.
+func (d *decodeState) readRequestHeaderTagsV3(h *RequestHeader) error {
+	start := d.off
+	tags, err := d.readUnknownTags()
+	h.UnknownTags = tags
+	if err == nil && tags.Len() > 0 {
+		err = h.takeInstanceID(start)
+	}
+	return err
 }
 
 // readResponseHeader reads a response header of version h.Version: the
