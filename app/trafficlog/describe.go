@@ -3,7 +3,6 @@ package trafficlog
 import (
 	"encoding/json"
 
-	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 )
 
@@ -23,11 +22,11 @@ type Description struct {
 // is the costly part).
 func Describe(msg any, version int16, full bool, opts ...pretty.Option) Description {
 	msg, redacted := Redact(msg)
-	d := Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
 	if !full {
-		return d
+		return Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
 	}
-	found, err := kerr.Find(msg, version)
+	summary, found, err := pretty.SummaryAndErrors(msg, version) // one walk for both
+	d := Description{Summary: summary, Redacted: redacted}
 	for _, f := range found {
 		d.Errors = append(d.Errors, f.String())
 	}

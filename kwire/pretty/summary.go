@@ -28,9 +28,23 @@ const maxSummaryString = 64
 // top-level arrays of other values; the records of all records fields
 // together; and the non-zero error codes by name with their paths.
 func Summary(msg any, version int16) string {
+	summary, _, _ := summarize(msg, version, false)
+	return summary
+}
+
+// SummaryAndErrors is Summary and kerr.Find of msg at version in one walk
+// of it (a log line that carries both walks a message once, not twice);
+// the error is kerr.Find's.
+func SummaryAndErrors(msg any, version int16) (string, []kerr.FieldCode, error) {
+	return summarize(msg, version, true)
+}
+
+// summarize is Summary, and with all every non-zero error code too.
+func summarize(msg any, version int16, all bool) (string, []kerr.FieldCode, error) {
+	var found []kerr.FieldCode
 	s, err := kwire.SchemaOf(msg, version)
 	if err != nil {
-		return "(" + err.Error() + ")"
+		return "(" + err.Error() + ")", nil, err
 	}
 	var (
 		b      strings.Builder
@@ -51,8 +65,14 @@ func Summary(msg any, version int16) string {
 		case kerr.IsErrorCodeField(f):
 			if c := kerr.Code(v.Int()); c != kerr.None {
 				nErrs++
-				if len(errs) < maxSummaryErrors {
-					errs = append(errs, path.String()+"="+c.Name())
+				if len(errs) < maxSummaryErrors || all {
+					p := path.String()
+					if len(errs) < maxSummaryErrors {
+						errs = append(errs, p+"="+c.Name())
+					}
+					if all {
+						found = append(found, kerr.FieldCode{Path: p, Code: c})
+					}
 				}
 			}
 		case f.Records:
@@ -70,7 +90,7 @@ func Summary(msg any, version int16) string {
 		return nil
 	})
 	if err != nil {
-		return b.String() + " (" + err.Error() + ")"
+		return b.String() + " (" + err.Error() + ")", found, err
 	}
 	for _, c := range counts {
 		if c.n > 0 {
@@ -96,7 +116,7 @@ func Summary(msg any, version int16) string {
 			b.WriteString(",+" + strconv.Itoa(nErrs-len(errs)) + " more")
 		}
 	}
-	return b.String()
+	return b.String(), found, nil
 }
 
 type arrayCount struct {

@@ -50,3 +50,36 @@ func TestSummary(t *testing.T) {
 		t.Errorf("bad version: %s", got)
 	}
 }
+
+// TestSummaryAndErrors: the one walk gives what Summary and kerr.Find
+// give apart, past the summary's limit of named error codes too.
+func TestSummaryAndErrors(t *testing.T) {
+	md := messages.NewMetadataResponse()
+	for i := range 7 {
+		name := fmt.Sprintf("t%d", i)
+		topic := messages.MetadataResponseTopic{Name: &name, ErrorCode: int16(i % 3)}
+		for p := range 3 {
+			topic.Partitions = append(topic.Partitions, messages.MetadataResponsePartition{PartitionIndex: int32(p), ErrorCode: int16(5 * (p % 2))})
+		}
+		md.Topics = append(md.Topics, topic)
+	}
+	for _, msg := range []any{md, messages.NewMetadataResponse()} {
+		summary, found, err := pretty.SummaryAndErrors(msg, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := kerr.Find(msg, 12)
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		if summary != pretty.Summary(msg, 12) {
+			t.Errorf("summary %q, Summary %q", summary, pretty.Summary(msg, 12))
+		}
+		if fmt.Sprint(found) != fmt.Sprint(want) {
+			t.Errorf("errors %v, kerr.Find %v", found, want)
+		}
+	}
+	if _, found, _ := pretty.SummaryAndErrors(md, 12); len(found) != 11 {
+		t.Errorf("%d error codes, want 11 (4 topics, 7 partitions)", len(found))
+	}
+}
