@@ -172,7 +172,7 @@ func decodeJSON(reg *messages.Registry, frame []byte, response bool, key, versio
 		if err != nil {
 			return err
 		}
-		e = trafficlog.Event{Dir: trafficlog.Request, Key: h.APIKey, Version: h.APIVersion, CorrelationID: h.CorrelationID, ClientID: h.ClientID, Msg: msg}
+		e = trafficlog.Event{Dir: trafficlog.Request, Key: h.APIKey, Version: h.APIVersion, CorrelationID: h.CorrelationID, ClientID: h.ClientID, ClientInstanceID: h.ClientInstanceID, Msg: msg}
 		if api, ok := reg.Lookup(h.APIKey); ok {
 			e.API = api.Name // the log would look the name up in messages.Default
 		}

@@ -214,3 +214,16 @@ func TestDialectProxy(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeKIP1313: kwire decode with the KIP-1313 fixture as a dialect
+// reads OffsetDelete v1 on request header v3 and names the client's
+// instance; without -replace the fixture's key 47 collides.
+func TestDecodeKIP1313(t *testing.T) {
+	requireDefaultUnchanged(t)
+	const frame = "0000003d002f000100000009000e6b6970313331332d636c69656e740100100102030405060708090a0b0c0d0e0f10000167000000010001740000000100000003"
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"decode", "-schemas", "../../gen/testdata/kip1313", "-replace", "47", "-json", frame}, &out))
+	assert.Contains(t, out.String(), `"api":"OffsetDelete","key":47,"version":1,"correlation_id":9,"client_id":"kip1313-client","client_instance_id":"01020304-0506-0708-090a-0b0c0d0e0f10"`)
+	err := run([]string{"decode", "-schemas", "../../gen/testdata/kip1313", frame}, &out)
+	assert.ErrorContains(t, err, "key 47 is OffsetDelete already")
+}
