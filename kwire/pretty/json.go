@@ -101,6 +101,7 @@ type jsonWriter struct {
 // in this order and ParseJSON accepts exactly these keys.
 type member struct {
 	name  string
+	key   []byte // name quoted, and the colon: escaped once per type, not per value
 	field *kwire.Field
 	index int // in the Go struct
 }
@@ -114,14 +115,16 @@ func members(s *kwire.Schema) []member {
 	m := make([]member, 0, len(s.Fields)+1)
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		m = append(m, member{name: f.Name, field: f, index: f.Index})
+		m = append(m, member{name: f.Name, key: memberKey(f.Name), field: f, index: f.Index})
 	}
 	if s.UnknownTags >= 0 {
-		m = append(m, member{name: s.Type.Field(s.UnknownTags).Name, index: s.UnknownTags})
+		m = append(m, member{name: s.Type.Field(s.UnknownTags).Name, key: memberKey(s.Type.Field(s.UnknownTags).Name), index: s.UnknownTags})
 	}
 	memberCache.Store(s, m)
 	return m
 }
+
+func memberKey(name string) []byte { return append(appendString(nil, name), ':') }
 
 func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
 	w.buf = append(w.buf, '{')
@@ -135,8 +138,7 @@ func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
 			w.buf = append(w.buf, ',')
 		}
 		n++
-		w.buf = appendString(w.buf, m.name)
-		w.buf = append(w.buf, ':')
+		w.buf = append(w.buf, m.key...)
 		if m.field == nil {
 			unknownTagsForm{}.write(w, nil, v)
 		} else {
