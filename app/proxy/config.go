@@ -55,7 +55,8 @@ type Config struct {
 	// RequestTimeout closes a client connection whose oldest request the
 	// upstream has not answered in this long, plus the wait the request
 	// itself asks for (a Fetch's MaxWaitMs, a JoinGroup's rebalance
-	// timeout), logged and counted (default 30 s; negative: never).
+	// timeout, a Produce's TimeoutMs), logged and counted (default 30 s;
+	// negative: never).
 	RequestTimeout time.Duration
 	// DrainTimeout bounds how long Serve waits, once its context is done,
 	// for in-flight requests to be answered (default 10 s).

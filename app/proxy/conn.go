@@ -788,7 +788,9 @@ func (c *conn) ended(side string, err error) {
 
 // requestWait is how long a request asks the broker to hold its answer:
 // a Fetch waits up to MaxWaitMs for data, a JoinGroup up to its
-// rebalance timeout for the group's other members.
+// rebalance timeout for the group's other members, and a request with a
+// TimeoutMs of its own (Produce waiting on replicas, CreateTopics,
+// DeleteRecords...) up to that.
 func requestWait(msg any) time.Duration {
 	ms := int32(0)
 	switch m := msg.(type) {
@@ -796,6 +798,12 @@ func requestWait(msg any) time.Duration {
 		ms = m.MaxWaitMs
 	case *messages.JoinGroupRequest:
 		ms = max(m.RebalanceTimeoutMs, m.SessionTimeoutMs)
+	default:
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+			if f := v.Elem().FieldByName("TimeoutMs"); f.IsValid() && f.Kind() == reflect.Int32 {
+				ms = int32(f.Int())
+			}
+		}
 	}
 	return time.Duration(max(ms, 0)) * time.Millisecond
 }

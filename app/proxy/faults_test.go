@@ -566,8 +566,11 @@ func TestRequestTimeout(t *testing.T) {
 
 	fetch := messages.NewFetchRequest()
 	fetch.MaxWaitMs = 60_000
-	pd := &pending{wait: requestWait(fetch)}
-	assert.Equal(t, time.Minute, pd.wait)
+	assert.Equal(t, time.Minute, requestWait(fetch))
+	produce := messages.NewProduceRequest()
+	produce.TimeoutMs = 45_000
+	assert.Equal(t, 45*time.Second, requestWait(produce), "a Produce waits on replicas up to its TimeoutMs")
+	assert.Zero(t, requestWait(messages.NewHeartbeatRequest()))
 }
 
 // TestDialOutOfDescriptors (issue 27, case 9): a dial that fails with
