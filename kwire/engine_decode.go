@@ -596,7 +596,7 @@ func (d *decodeState) decodeStructPtr(o *fieldPlan, fp pointer) error {
 	if err := d.charge(int(o.sub.typ.Size())); err != nil {
 		return err
 	}
-	sp := newValue(o.sub.typ)
+	sp := newValue(o.sub.rtype)
 	*fp.ptr() = sp
 	return d.decodeStructOrTrace(o.sub, sp)
 }
@@ -679,7 +679,7 @@ func (d *decodeState) decodeArray(o *fieldPlan, fp pointer) error {
 	if e.kind == kStruct {
 		data, err = d.structElems(e.sub, o.elemSize, n)
 	} else if err = d.chargeElems(n, o.elemSize); err == nil {
-		data = newArray(o.typ, n)
+		data = newArray(o.elemType, n)
 	}
 	if err != nil {
 		return err
@@ -900,7 +900,7 @@ func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (pointer, e
 		if err := d.chargeElems(n, stride); err != nil {
 			return pointer{}, err
 		}
-		return newArray(elem.slice, n), nil
+		return newArray(elem.rtype, n), nil
 	}
 	if sl.left >= n {
 		p := sl.data
@@ -922,12 +922,12 @@ func (d *decodeState) structElems(elem *plan, stride uintptr, n int) (pointer, e
 		if err := d.chargeElems(n, stride); err != nil {
 			return pointer{}, err
 		}
-		return newArray(elem.slice, n), nil
+		return newArray(elem.rtype, n), nil
 	}
 	if err := d.charge(count * size); err != nil {
 		return pointer{}, err
 	}
-	p := newArray(elem.slice, count)
+	p := newArray(elem.rtype, count)
 	sl.data, sl.left = p.add(uintptr(n)*stride), count-n
 	d.slack += (count - n) * size
 	return p, nil

@@ -39,10 +39,13 @@ type fieldPlan struct {
 	elemSize       uintptr    // kArray: element stride
 	sub            *plan      // kStruct, kStructPtr
 
-	run  []runField // kFixedRun: the fields in wire order, for errors
-	name string
-	typ  reflect.Type // the Go type of the field
-	def  defaultValue
+	run []runField // kFixedRun: the fields in wire order, for errors
+	// elemType is the runtime type of T for a kArray of T: decoding
+	// allocates the elements through it (engine_pointer.go).
+	elemType goType
+	name     string
+	typ      reflect.Type // the Go type of the field
+	def      defaultValue
 }
 
 // runField is one fixed-width field inside a kFixedRun field plan.
@@ -55,11 +58,9 @@ type runField struct {
 
 // plan is how to encode and decode one struct type at one version.
 type plan struct {
-	typ reflect.Type
-	// slice is []typ: decoding allocates the elements of an array of
-	// typ as the array of a slice of it (newArray).
-	slice    reflect.Type
-	apiKey   int16 // from the struct's own tag, -1 if none
+	typ      reflect.Type
+	rtype    goType // typ's runtime type, for allocating one (engine_pointer.go)
+	apiKey   int16  // from the struct's own tag, -1 if none
 	version  int16
 	flexible bool
 	// The header versions this version travels with as a request and as
@@ -294,7 +295,7 @@ func (b *builder) build(ti *typeInfo, v int16, flex bool) (*plan, error) {
 	if p := ti.cached(v, flex); p != nil {
 		return p, nil
 	}
-	p := &plan{typ: ti.typ, slice: reflect.SliceOf(ti.typ), apiKey: ti.msg.apiKey, version: v, flexible: flex,
+	p := &plan{typ: ti.typ, rtype: runtimeType(ti.typ), apiKey: ti.msg.apiKey, version: v, flexible: flex,
 		reqHeader: ti.msg.request.At(v), respHeader: ti.msg.response.At(v)}
 	b.building[key] = p
 	if ti.unknown >= 0 {
@@ -478,6 +479,7 @@ func (b *builder) resolveArray(o *fieldPlan, gt reflect.Type, t fieldTag, v int1
 	}
 	o.elem = elem
 	o.elemSize = gt.Elem().Size()
+	o.elemType = runtimeType(gt.Elem())
 	return nil
 }
 

@@ -254,9 +254,15 @@ func checkLayout() error {
 	return nil
 }
 
-// goType is a runtime type: the type word of an interface, which tells
-// the hot front (engine_cache.go) the type of a message it is handed
-// without a call.
+// goType is a runtime type, as the runtime's allocation entry points for
+// reflect take it: the decoder allocates through them, which the runtime
+// keeps for codecs (go.dev/issue/67401), a zeroed value or array of a
+// type without building a reflect.Value or putting a slice header on the
+// heap. The public ways cost more per allocation than a small message's
+// whole decode can spare (interop/README.md, issue #25: reflect.New of
+// the element type, or reflect.Value.Grow on an empty slice of it, cost
+// 200 to 370 instructions more per array than unsafe_NewArray, +9 to
+// +42 % on the small decode rows).
 type goType struct{ p unsafe.Pointer }
 
 // runtimeType is the runtime type behind t.
@@ -268,18 +274,16 @@ func runtimeType(t reflect.Type) goType {
 func (t goType) id() uintptr { return uintptr(t.p) }
 
 // newValue allocates a zeroed value of type t.
-func newValue(t reflect.Type) pointer { return pointer{reflect.New(t).UnsafePointer()} }
+func newValue(t goType) pointer { return pointer{unsafeNew(t.p)} }
 
-// newArray allocates n zeroed elements of the slice type st: reflect
-// grows an empty slice of that type in place, which allocates the array
-// and nothing else (reflect.MakeSlice would put a slice header on the
-// heap too). The caller keeps only the array's address.
-func newArray(st reflect.Type, n int) pointer {
-	var s sliceHeader
-	v := reflect.NewAt(st, unsafe.Pointer(&s)).Elem()
-	v.Grow(n)
-	return s.data
-}
+// newArray allocates n zeroed values of type t.
+func newArray(t goType, n int) pointer { return pointer{unsafeNewArray(t.p, n)} }
+
+//go:linkname unsafeNew reflect.unsafe_New
+func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
+
+//go:linkname unsafeNewArray reflect.unsafe_NewArray
+func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
 
 // first is the address of s's first element (or where it would be).
 func first[T any](s []T) *T { return unsafe.SliceData(s) }

@@ -33,7 +33,7 @@ func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
 // trace covered the frame.
 func (t *tracer) finish(d *decodeState, pl *plan) (*LayoutNode, error) {
 	t.open(pl.typ.Name(), fmt.Sprintf("struct v%d", t.version), d.off)
-	if err := d.decodeStructGeneral(pl, newValue(pl.typ)); err != nil {
+	if err := d.decodeStructGeneral(pl, newValue(pl.rtype)); err != nil {
 		return nil, publicError("layout", pl.typ.String(), err)
 	}
 	t.close(d.off)
