@@ -72,7 +72,8 @@ func serveInProcess(t *testing.T, upstream string, cfg proxy.Config) string {
 // TOPIC_AUTHORIZATION_FAILED producing to and consuming from a denied
 // topic, INVALID_RECORD for a record without a key; keyed records to
 // other topics are written and read back; the audit names every
-// request's client address and API.
+// request's client address and API, and says the (absent) principal is
+// not verified.
 func TestFiltersWithKgo(t *testing.T) {
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(2, "orders", "payroll"))
 	require.NoError(t, err)
@@ -128,8 +129,11 @@ func TestFiltersWithKgo(t *testing.T) {
 			ClientAddr string `json:"client_addr"`
 			API        string
 			TLS        bool
+			Verified   *bool `json:"principal_verified"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(line), &l), line)
+		require.NotNil(t, l.Verified, "the audit says whether the principal was verified: %s", line)
+		require.False(t, *l.Verified, "no login, no certificate: %s", line)
 		host, _, err := net.SplitHostPort(l.ClientAddr)
 		require.NoError(t, err, line)
 		require.Equal(t, "127.0.0.1", host)
