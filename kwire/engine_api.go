@@ -129,7 +129,7 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 		return 0, headerError("RequestHeader", err)
 	}
 	if version >= produceTransactionalID {
-		o := fieldPlan{kind: kNullString, nullable: true, compact: flexible}
+		o := fieldPlan{kind: kNullString, nullable: true, length: lengthFormOf(kNullString, flexible)}
 		var tid *string
 		if err := d.decodeByWireType(&o, pointerOf(&tid)); err != nil {
 			return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(err, "TransactionalID"), 4))

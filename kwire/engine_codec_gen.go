@@ -70,18 +70,18 @@ func compileForm(o *fieldPlan, in *instr) {
 	case o.kind == kUUID:
 		in.code = cUUID
 	case o.kind == kString:
-		in.code = pick(o.compact, cStringCompact, cStringClassic)
+		in.code = pick(o.compact(), cStringCompact, cStringClassic)
 	case o.kind == kNullString:
-		in.code = pick(o.compact, cNullStringCompact, cNullStringClassic)
+		in.code = pick(o.compact(), cNullStringCompact, cNullStringClassic)
 	case o.kind == kArray && (o.elem.kind == kInt32 || o.elem.kind == kUint32):
-		in.code = pick(o.compact, cArrayInt32Compact, cArrayInt32Classic)
+		in.code = pick(o.compact(), cArrayInt32Compact, cArrayInt32Classic)
 	case o.kind == kArray && o.elem.kind == kString:
-		in.code = pick(o.compact, cArrayStringCompact, cArrayStringClassic)
+		in.code = pick(o.compact(), cArrayStringCompact, cArrayStringClassic)
 	case o.kind == kBytes:
-		in.code = pick(o.compact, cBytesCompact, cBytesClassic)
+		in.code = pick(o.compact(), cBytesCompact, cBytesClassic)
 		in.records = o.records
 	case o.kind == kArray && o.elem.kind == kStruct:
-		in.code = pick(o.compact, cArrayStructCompact, cArrayStructClassic)
+		in.code = pick(o.compact(), cArrayStructCompact, cArrayStructClassic)
 		in.n, in.ref = uint32(o.elemSize), pointerOf(o.elem.sub)
 	}
 }
@@ -909,55 +909,4 @@ func int32Length(src []byte, off int) (n, next int) {
 		return -2, off
 	}
 	return int(int32(binary.BigEndian.Uint32(src[off:]))), off + 4
-}
-
-// appendLength writes a length prefix: compact (uvarint n+1, 0 for null)
-// or classic (int16 or int32, -1 for null). n < 0 means null.
-func appendLength(b []byte, n int, compact, wide bool) []byte {
-	switch {
-	case compact:
-		return wire.AppendUvarint(b, uint32(n+1))
-	case wide:
-		return wire.AppendInt32(b, int32(n))
-	default:
-		return wire.AppendInt16(b, int16(n))
-	}
-}
-
-// lengthSize is the size of the length prefix appendLength writes.
-func lengthSize(n int, compact, wide bool) int {
-	switch {
-	case compact:
-		return wire.SizeUvarint(uint32(n + 1))
-	case wide:
-		return 4
-	default:
-		return 2
-	}
-}
-
-// readLengthForm reads a length prefix at d.off for readLength, which
-// checks it: -1 is null.
-func (d *decodeState) readLengthForm(compact, wide bool) (n int64, err error) {
-	switch {
-	case compact:
-		u, err := d.readUvarint()
-		if err != nil {
-			return 0, err
-		}
-		n = int64(u) - 1
-	case wide:
-		if d.remaining() < 4 {
-			return 0, d.truncated(4)
-		}
-		n = int64(int32(binary.BigEndian.Uint32(d.src[d.off:])))
-		d.off += 4
-	default:
-		if d.remaining() < 2 {
-			return 0, d.truncated(2)
-		}
-		n = int64(int16(binary.BigEndian.Uint16(d.src[d.off:])))
-		d.off += 2
-	}
-	return n, nil
 }

@@ -3,6 +3,8 @@ package kwire
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // decodeState reads one message from src. Strings are carved from arena
@@ -91,25 +93,26 @@ func (d *decodeState) readUvarintBits(bits uint) (uint64, error) {
 // readUvarintLong is readUvarintBits for the varints of two or more bytes
 // and the errors.
 func (d *decodeState) readUvarintLong(bits uint) (uint64, error) {
-	var v uint64
 	start := d.off
-	for shift := uint(0); ; shift += 7 {
-		if d.off >= len(d.src) {
-			return 0, d.truncated(1)
-		}
-		c := d.src[d.off]
-		d.off++
-		if shift+7 > bits && c>>(bits-shift) != 0 {
-			return 0, newFieldError(ErrBadVarint, d.off-1, "uvarint overflows %d bits", bits)
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			if c == 0 && shift > 0 && d.exact {
-				return 0, newFieldError(ErrBadVarint, start, "overlong varint: %d bytes for %d", shift/7+1, v)
-			}
-			return v, nil
-		}
+	var v uint64
+	var n int
+	if bits == 32 {
+		u, m := wire.ConsumeUvarint(d.src[start:])
+		v, n = uint64(u), m
+	} else {
+		v, n = wire.ConsumeUvarint64(d.src[start:])
 	}
+	switch err := wire.ParseError(n); {
+	case err == wire.ErrTruncated:
+		d.off = len(d.src)
+		return 0, d.truncated(1)
+	case err != nil: // the last byte a varint of bits may have carries more
+		return 0, newFieldError(ErrBadVarint, start+int(bits+6)/7-1, "uvarint overflows %d bits", bits)
+	case d.exact && n > wire.SizeUvarint64(v):
+		return 0, newFieldError(ErrBadVarint, start, "overlong varint: %d bytes for %d", n, v)
+	}
+	d.off += n
+	return v, nil
 }
 
 // readLength reads a length prefix; -1 means null. The length is checked
@@ -119,11 +122,21 @@ func (d *decodeState) readUvarintLong(bits uint) (uint64, error) {
 // The length is held in an int64 until it has passed those checks: a
 // compact length reaches 2^32-2, which an int on a 32-bit machine cannot
 // hold.
-func (d *decodeState) readLength(compact, wide bool, unit int) (int, error) {
+func (d *decodeState) readLength(form wire.LengthForm, unit int) (int, error) {
 	start := d.off
-	n, err := d.readLengthForm(compact, wide)
-	if err != nil {
-		return 0, err
+	var n int64
+	if form == wire.CompactLength {
+		u, err := d.readUvarint() // its errors, exactness included
+		if err != nil {
+			return 0, err
+		}
+		n = int64(u) - 1
+	} else {
+		var m int
+		if n, m = form.ConsumeRaw(d.src[start:]); m < 0 {
+			return 0, d.truncated(form.Size(0))
+		}
+		d.off += m
 	}
 	if n < -1 {
 		return 0, newFieldError(ErrInvalidLength, start, "length %d", n)
@@ -394,7 +407,7 @@ func (pl *plan) applyDefaults(p pointer) {
 // short form inline, the rest through decodeByWireType.
 func (d *decodeState) arrayString(e *fieldPlan, s *string) error {
 	n, next := compactLength(d.src, d.off)
-	if !e.compact {
+	if e.length != wire.CompactLength {
 		n, next = int16Length(d.src, d.off)
 	}
 	if n <= 0 || n > len(d.src)-next || len(d.strArena) < n {
@@ -534,7 +547,7 @@ func (d *decodeState) decodeUvarint(_ *fieldPlan, fp pointer) error {
 // decodeString reads a string or a *string (kNullString).
 func (d *decodeState) decodeString(o *fieldPlan, fp pointer) error {
 	start := d.off
-	n, err := d.readLength(o.compact, false, 1)
+	n, err := d.readLength(o.length, 1)
 	if err != nil {
 		return err
 	}
@@ -553,7 +566,7 @@ func (d *decodeState) decodeString(o *fieldPlan, fp pointer) error {
 
 func (d *decodeState) decodeBytes(o *fieldPlan, fp pointer) error {
 	start := d.off
-	n, err := d.readLength(o.compact, true, 1)
+	n, err := d.readLength(o.length, 1)
 	if err != nil {
 		return err
 	}
@@ -624,7 +637,7 @@ func (d *decodeState) presence(o *fieldPlan) (bool, error) {
 // could hold.
 func (d *decodeState) arrayLength(o *fieldPlan) (int, error) {
 	start := d.off
-	n, err := d.readLength(o.compact, true, int(o.elemMinWire))
+	n, err := d.readLength(o.length, int(o.elemMinWire))
 	if err != nil {
 		return 0, err
 	}

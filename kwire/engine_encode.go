@@ -159,16 +159,16 @@ func appendString(b []byte, o *fieldPlan, s string) ([]byte, error) {
 	if err := checkStringLength(o, len(s)); err != nil {
 		return b, err
 	}
-	b = appendLength(b, len(s), o.compact, false)
+	b = o.length.Append(b, len(s))
 	return append(b, s...), nil
 }
 
 func encodeArray(b []byte, o *fieldPlan, h *sliceHeader) ([]byte, error) {
 	if h.data.isNil() && o.nullable {
-		return appendLength(b, -1, o.compact, true), nil
+		return o.length.Append(b, -1), nil
 	}
 	n := h.len
-	b = appendLength(b, n, o.compact, true)
+	b = o.length.Append(b, n)
 	e := o.elem
 	// The common element kinds get their own loops: no switch per element.
 	switch e.kind {

@@ -159,7 +159,7 @@ func (d *decodeState) readRequestHeaderRest(h *RequestHeader) error {
 		// range, readLength reads it again for the error.
 		n, next := int16Length(d.src, d.off)
 		if n < -1 || n > len(d.src)-next {
-			_, err := d.readLength(false, false, 1)
+			_, err := d.readLength(wire.Int16Length, 1)
 			return within(err, "ClientID")
 		}
 		d.off = next

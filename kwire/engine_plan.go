@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // defaultValue is a field's schema default, parsed for its kind.
@@ -23,10 +25,14 @@ type defaultValue struct {
 // last.
 type fieldPlan struct {
 	// What the hot loops read.
-	kind      kind
-	records   bool
-	compact   bool
-	nullable  bool // null is legal in this version
+	kind     kind
+	records  bool
+	nullable bool // null is legal in this version
+	// length is the form of the length before a string, byte string or
+	// array (0 for the other kinds), chosen once here: every reader and
+	// writer of the field takes it from the plan.
+	length wire.LengthForm
+
 	ignorable bool
 	// nonZeroDefault is set when decoding must store def rather than
 	// leave the Go zero value.
@@ -375,15 +381,15 @@ func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (
 		records:   t.records,
 		nullable:  t.nullable.Contains(v),
 		ignorable: t.ignorable,
-		compact:   flex,
 	}
+	compact := flex
 	if t.compact != nil {
-		o.compact = t.compact.Contains(v)
+		compact = t.compact.Contains(v)
 	}
 	if t.tagged.Contains(v) {
-		o.compact = true // tagged fields only exist in flexible versions
+		compact = true // tagged fields only exist in flexible versions
 	}
-	if err := b.resolveKind(&o, fs.sf.Type, t, v, flex); err != nil {
+	if err := b.resolveKind(&o, fs.sf.Type, t, v, flex, compact); err != nil {
 		if te, ok := err.(*tagError); ok && te.typ != nil {
 			return fieldPlan{}, err // a mistake inside a nested type: it names itself
 		}
@@ -405,7 +411,7 @@ func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (
 		return fail("compact", "type %s has no length to make compact (compact is for strings, bytes and arrays)", fs.sf.Type)
 	case t.compact != nil && t.compact.Contains(v) && !flex && t.versions.Contains(v):
 		return fail("compact", "compact in a version that is not flexible (Kafka writes compact lengths only in flexible versions)")
-	case t.compact != nil && !o.compact && flex && o.kind == kArray && t.versions.Contains(v):
+	case t.compact != nil && !o.compact() && flex && o.kind == kArray && t.versions.Contains(v):
 		return fail("compact", "compact=%s leaves the array non-compact in a flexible version (an array is compact in every flexible version; only strings and bytes opt out)", t.compact)
 	}
 	if t.defaultRaw != nil {
@@ -422,8 +428,27 @@ func (b *builder) resolveField(ti *typeInfo, fs fieldSpec, v int16, flex bool) (
 	return o, nil
 }
 
-// resolveKind sets o.kind (and elem or sub) from Go type gt.
-func (b *builder) resolveKind(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error {
+// lengthFormOf is the length form of kind k: compact in a flexible
+// version (or where the tag asks), else an int16 before a string and an
+// int32 before a byte string or an array; 0 for a kind without a length.
+func lengthFormOf(k kind, compact bool) wire.LengthForm {
+	switch {
+	case !wireTypes[k].lengthPrefixed:
+		return 0
+	case compact:
+		return wire.CompactLength
+	case k == kString || k == kNullString:
+		return wire.Int16Length
+	}
+	return wire.Int32Length
+}
+
+// compact reports whether o's length is compact.
+func (o *fieldPlan) compact() bool { return o.length == wire.CompactLength }
+
+// resolveKind sets o.kind (and elem or sub) from Go type gt, and the
+// form of its length: compact, or the kind's classic one.
+func (b *builder) resolveKind(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex, compact bool) error {
 	k, ok := kindOf(gt, t)
 	if !ok {
 		switch gt.Kind() {
@@ -435,6 +460,7 @@ func (b *builder) resolveKind(o *fieldPlan, gt reflect.Type, t fieldTag, v int16
 		return fmt.Errorf("unsupported Go type %s", gt)
 	}
 	o.kind = k
+	o.length = lengthFormOf(k, compact)
 	w := &wireTypes[k]
 	if missing := w.lacks(); len(missing) > 0 {
 		return fmt.Errorf("wire type %s lacks %s", w.name, strings.Join(missing, ", "))
@@ -467,11 +493,11 @@ func (b *builder) resolveStructPtr(o *fieldPlan, gt reflect.Type, t fieldTag, v 
 }
 
 func (b *builder) resolveArray(o *fieldPlan, gt reflect.Type, t fieldTag, v int16, flex bool) error {
-	elem := &fieldPlan{name: o.name, typ: gt.Elem(), compact: o.compact}
+	elem := &fieldPlan{name: o.name, typ: gt.Elem()}
 	// Element flags: the wire form of an element follows the
 	// field's varint/uvarint keys; null elements are not a thing.
 	et := fieldTag{varint: t.varint, uvarint: t.uvarint}
-	if err := b.resolveKind(elem, gt.Elem(), et, v, flex); err != nil {
+	if err := b.resolveKind(elem, gt.Elem(), et, v, flex, o.compact()); err != nil {
 		return err
 	}
 	if wireTypes[elem.kind].notAnElement {

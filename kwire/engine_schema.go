@@ -67,7 +67,7 @@ func fieldOfOp(o *fieldPlan, building map[*plan]*Schema) Field {
 	f := Field{Name: o.name, Index: -1, Type: o.typ, Wire: o.wireTypeName(), Tag: -1, Nullable: o.nullable,
 		Records: o.records, Ignorable: o.ignorable}
 	if wireTypes[o.kind].lengthPrefixed {
-		f.Compact = o.compact
+		f.Compact = o.compact()
 	}
 	if o.elem != nil {
 		e := fieldOfOp(o.elem, building)

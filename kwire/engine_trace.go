@@ -110,9 +110,9 @@ func (t *tracer) presence(o *fieldPlan, b []byte, start int) {
 // arrayLength records array o's length, n elements (-1: null), read from
 // start to end.
 func (t *tracer) arrayLength(o *fieldPlan, n, start, end int) {
-	lenType, lenValue := "int32", strconv.Itoa(n)
-	if o.compact {
-		lenType, lenValue = "uvarint", fmt.Sprintf("%d (compact, n+1)", n+1)
+	lenType, lenValue := o.length.String(), strconv.Itoa(n)
+	if o.compact() {
+		lenValue = fmt.Sprintf("%d (compact, n+1)", n+1)
 	}
 	t.leaf("length", lenType, lenValue, start, end)
 	switch {
@@ -163,18 +163,15 @@ func (t *tracer) unknownTag(b []byte, start int) {
 
 // lenNote shows how the length of a string or bytes value of n bytes
 // was written.
-func lenNote(o *fieldPlan, n int, wide bool) string {
-	switch {
-	case o.compact:
+func lenNote(o *fieldPlan, n int) string {
+	if o.compact() {
 		return fmt.Sprintf(" (compact, len+1=%d)", n+1)
-	case wide:
-		return fmt.Sprintf(" (int32 len=%d)", n)
 	}
-	return fmt.Sprintf(" (int16 len=%d)", n)
+	return fmt.Sprintf(" (%s len=%d)", o.length, n)
 }
 
 func describeString(o *fieldPlan, s string) string {
-	return strconv.Quote(s) + lenNote(o, len(s), false)
+	return strconv.Quote(s) + lenNote(o, len(s))
 }
 
 func describeBytes(o *fieldPlan, p pointer) string {
@@ -183,13 +180,13 @@ func describeBytes(o *fieldPlan, p pointer) string {
 		return "null"
 	}
 	if o.records {
-		return fmt.Sprintf("%d bytes of record batches", len(bs)) + lenNote(o, len(bs), true)
+		return fmt.Sprintf("%d bytes of record batches", len(bs)) + lenNote(o, len(bs))
 	}
 	shown := fmt.Sprintf("%x", bs)
 	if len(shown) > 32 {
 		shown = shown[:32] + "..."
 	}
-	return "0x" + shown + lenNote(o, len(bs), true)
+	return "0x" + shown + lenNote(o, len(bs))
 }
 
 // goTypeName spells a Go type without its package, as traces and

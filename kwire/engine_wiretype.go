@@ -151,7 +151,7 @@ func init() {
 	minOne := func(*fieldPlan, func(*plan) int) int { return 1 }
 	minLength := func(classic int) func(*fieldPlan, func(*plan) int) int {
 		return func(o *fieldPlan, _ func(*plan) int) int {
-			if o.compact {
+			if o.compact() {
 				return 1
 			}
 			return classic
@@ -303,7 +303,7 @@ func init() {
 					if !o.nullable {
 						return 0, nullNotAllowed()
 					}
-					return lengthSize(-1, o.compact, false), nil
+					return o.length.Size(-1), nil
 				}
 				return stringSize(o, len(*sp))
 			},
@@ -313,7 +313,7 @@ func init() {
 					if !o.nullable {
 						return b, nullNotAllowed()
 					}
-					return appendLength(b, -1, o.compact, false), nil
+					return o.length.Append(b, -1), nil
 				}
 				return appendString(b, o, *sp)
 			},
@@ -385,16 +385,16 @@ func init() {
 			size: func(o *fieldPlan, fp pointer) (int, error) {
 				bs := *fp.bytes()
 				if bs == nil && o.nullable {
-					return lengthSize(-1, o.compact, true), nil
+					return o.length.Size(-1), nil
 				}
-				return lengthSize(len(bs), o.compact, true) + len(bs), nil
+				return o.length.Size(len(bs)) + len(bs), nil
 			},
 			appendTo: func(b []byte, o *fieldPlan, fp pointer) ([]byte, error) {
 				bs := *fp.bytes()
 				if bs == nil && o.nullable {
-					return appendLength(b, -1, o.compact, true), nil
+					return o.length.Append(b, -1), nil
 				}
-				b = appendLength(b, len(bs), o.compact, true)
+				b = o.length.Append(b, len(bs))
 				return append(b, bs...), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool {
@@ -531,9 +531,9 @@ func with(t wireType, change func(*wireType)) wireType {
 func sizeArray(o *fieldPlan, fp pointer) (int, error) {
 	h := fp.slice()
 	if h.data.isNil() && o.nullable {
-		return lengthSize(-1, o.compact, true), nil
+		return o.length.Size(-1), nil
 	}
-	n := lengthSize(h.len, o.compact, true)
+	n := o.length.Size(h.len)
 	if s := o.elem.kind.fixedSize(); s > 0 {
 		return n + s*h.len, nil
 	}
@@ -570,14 +570,14 @@ func stringSize(o *fieldPlan, n int) (int, error) {
 	if err := checkStringLength(o, n); err != nil {
 		return 0, err
 	}
-	return lengthSize(n, o.compact, false) + n, nil
+	return o.length.Size(n) + n, nil
 }
 
 // checkStringLength refuses a string of n bytes that o's length cannot
 // hold: a classic length is an int16. Size asks it, so that it fails
 // where Append (appendString, engine_encode.go) does, with the same error.
 func checkStringLength(o *fieldPlan, n int) error {
-	if !o.compact && n > maxInt16String {
+	if o.length == wire.Int16Length && n > maxInt16String {
 		return newFieldError(ErrValueOutOfRange, -1, "string of %d bytes is longer than an int16 length allows", n)
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // LayoutNode is one piece of an encoded message as Layout shows it: where it
@@ -105,7 +107,7 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
 		var clientID *string
-		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, typ: reflect.TypeFor[*string]()}
+		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, length: wire.Int16Length, typ: reflect.TypeFor[*string]()}
 		if err := d.decodeOrTrace(&o, pointerOf(&clientID), "client_id"); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
 		}

@@ -39,10 +39,6 @@ type lengthForm struct {
 	// ReadRecords sets n, next to a records length at off: up to 2 MiB
 	// in a compact form, n = -2 when it is not there.
 	ReadRecords string
-	// Append appends length N (-1: null) to B for the general path, and
-	// SizeAny is its size; ReadAny reads one at d.off into n (an int64,
-	// -1 null), returning what it fails with.
-	Append, SizeAny, ReadAny string
 }
 
 var (
@@ -79,13 +75,6 @@ var (
 					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
 				}
 			}`,
-		Append:  "wire.AppendUvarint(B, uint32(N+1))",
-		SizeAny: "wire.SizeUvarint(uint32(N + 1))",
-		ReadAny: `u, err := d.readUvarint()
-			if err != nil {
-				return 0, err
-			}
-			n = int64(u) - 1`,
 	}
 	classic16 = lengthForm{
 		Suffix: "Classic", W: 2,
@@ -102,13 +91,6 @@ var (
 		}
 		return int(int16(binary.BigEndian.Uint16(SRC[OFF:]))), OFF + 2`,
 		ReadRecords: "n, next := int16Length(src, off)",
-		Append:      "wire.AppendInt16(B, int16(N))",
-		SizeAny:     "2",
-		ReadAny: `if d.remaining() < 2 {
-				return 0, d.truncated(2)
-			}
-			n = int64(int16(binary.BigEndian.Uint16(d.src[d.off:])))
-			d.off += 2`,
 	}
 	classic32 = lengthForm{
 		Suffix: "Classic", W: 4,
@@ -124,13 +106,6 @@ var (
 		}
 		return int(int32(binary.BigEndian.Uint32(SRC[OFF:]))), OFF + 4`,
 		ReadRecords: "n, next := int32Length(src, off)",
-		Append:      "wire.AppendInt32(B, int32(N))",
-		SizeAny:     "4",
-		ReadAny: `if d.remaining() < 4 {
-				return 0, d.truncated(4)
-			}
-			n = int64(int32(binary.BigEndian.Uint32(d.src[d.off:])))
-			d.off += 4`,
 	}
 )
 

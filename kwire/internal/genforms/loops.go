@@ -324,4 +324,3 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 }
 
 //genforms:readers
-//genforms:lengths

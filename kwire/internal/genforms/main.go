@@ -91,8 +91,6 @@ func cases(loop string) (string, error) {
 		return codes(), nil
 	case "compile":
 		return compileForm(), nil
-	case "lengths":
-		return generalLengths(), nil
 	case "encode-run":
 		return encodeRun(), nil
 	}
@@ -192,43 +190,6 @@ func emit(b *strings.Builder, code, text string, d caseData) error {
 	}
 	b.WriteString("\n")
 	return nil
-}
-
-// generalLengths is the general path's length functions, each a switch
-// over the three forms: compact, classic int32 (wide) and int16.
-func generalLengths() string {
-	forms := []struct {
-		when string
-		l    lengthForm
-	}{{"compact", compact}, {"wide", classic32}, {"", classic16}}
-	var b strings.Builder
-	sw := func(head, end string, body func(l lengthForm) string) {
-		b.WriteString(head + "\nswitch {\n")
-		for _, f := range forms {
-			if f.when == "" {
-				b.WriteString("default:\n")
-			} else {
-				fmt.Fprintf(&b, "case %s:\n", f.when)
-			}
-			b.WriteString(body(f.l) + "\n")
-		}
-		b.WriteString("}\n" + end + "}\n\n")
-	}
-	sw(`// appendLength writes a length prefix: compact (uvarint n+1, 0 for null)
-// or classic (int16 or int32, -1 for null). n < 0 means null.
-func appendLength(b []byte, n int, compact, wide bool) []byte {`, "", func(l lengthForm) string {
-		return "return " + strings.NewReplacer("B", "b", "N", "n").Replace(l.Append)
-	})
-	sw(`// lengthSize is the size of the length prefix appendLength writes.
-func lengthSize(n int, compact, wide bool) int {`, "", func(l lengthForm) string {
-		return "return " + strings.ReplaceAll(l.SizeAny, "N", "n")
-	})
-	sw(`// readLengthForm reads a length prefix at d.off for readLength, which
-// checks it: -1 is null.
-func (d *decodeState) readLengthForm(compact, wide bool) (n int64, err error) {`, "return n, nil\n", func(l lengthForm) string {
-		return l.ReadAny
-	})
-	return b.String()
 }
 
 // fits is the test that w bytes and then extra more fit at at, before c:
@@ -355,7 +316,6 @@ func (l lengthForm) lacks() []string {
 		{"Suffix", l.Suffix != ""}, {"W", l.W > 0}, {"Put", l.Put != ""}, {"PutNull", l.PutNull != ""},
 		{"PutLong", l.PutLong != ""}, {"LongW", l.LongW > 0}, {"Size", l.Size != ""}, {"NullSize", l.NullSize > 0},
 		{"Reader", l.Reader != ""}, {"ReadBody", l.ReadBody != ""}, {"ReadRecords", l.ReadRecords != ""},
-		{"Append", l.Append != ""}, {"SizeAny", l.SizeAny != ""}, {"ReadAny", l.ReadAny != ""},
 	} {
 		if !piece.has {
 			missing = append(missing, piece.name)
@@ -401,7 +361,7 @@ func compileForm() string {
 		if len(p.Forms) == 1 {
 			fmt.Fprintf(&b, "in.code = c%s%s\n", p.Name, p.Forms[0].Suffix)
 		} else {
-			fmt.Fprintf(&b, "in.code = pick(o.compact, c%s%s, c%s%s)\n", p.Name, p.Forms[0].Suffix, p.Name, p.Forms[1].Suffix)
+			fmt.Fprintf(&b, "in.code = pick(o.compact(), c%s%s, c%s%s)\n", p.Name, p.Forms[0].Suffix, p.Name, p.Forms[1].Suffix)
 		}
 		if p.Compile != "" {
 			b.WriteString(p.Compile + "\n")

@@ -38,9 +38,9 @@ func TestFormLackingAPieceFailsTheGeneration(t *testing.T) {
 	saved, savedFixed := compact, fixedForms
 	t.Cleanup(func() { compact, fixedForms = saved, savedFixed })
 
-	compact.ReadAny = ""
-	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "Compact") || !strings.Contains(err.Error(), "ReadAny") {
-		t.Fatalf("a compact form without ReadAny: %v, want an error naming it", err)
+	compact.ReadRecords = ""
+	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "Compact") || !strings.Contains(err.Error(), "ReadRecords") {
+		t.Fatalf("a compact form without ReadRecords: %v, want an error naming it", err)
 	}
 	compact = saved
 
