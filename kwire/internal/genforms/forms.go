@@ -1,117 +1,72 @@
 package main
 
-// The description of the wire forms: every length form and fixed width
-// once, and the payloads written after a length as templates that use
-// them. The generator composes each program code's cases in the engine's
-// hot loops (size, encode, decode) from it; nothing else in the engine
-// writes a length's bytes in a loop's fast case.
+// The description of the wire forms the hot loops' fast cases take:
+// each length form and fixed width by the functions that write and read
+// it (ordinary, compiled and tested Go in kwire/engine_forms.go; the
+// generator checks each name is a function there or in
+// engine_pointer.go), and the payloads written after a length as
+// templates that call them. The generator composes each program code's
+// cases in the engine's hot loops (size, encode, decode) from it; nothing
+// else in the engine writes a length's bytes in a loop's fast case.
 
 // lengthForm is one way the wire writes a length before a payload, null
-// included. Its snippets are Go text in which N stands for the length
-// (an int, never -1: null has its own), AT for the address it is written
-// to (a pointer with room) and SRC, OFF for the input and the offset it
-// is read at.
+// included: the names of its functions in engine_forms.go.
 type lengthForm struct {
-	// Suffix names the codes that use the form: cString + Suffix.
-	Suffix string
-	// W is how many bytes the loops' fast put writes: a length the fast
-	// cases write is short (under 0x7f), so a compact one takes a byte.
+	// Suffix names the codes that use the form: cString + Suffix; Name is
+	// the form as a comment names it.
+	Suffix, Name string
+	// W is how many bytes Put and PutNull write: a length the fast cases
+	// write is short (under 0x7f), so a compact one takes a byte.
 	W int
-	// Put stores a fast length N at AT; PutNull stores null there (W
-	// bytes too).
+	// Put(at, n) stores a fast length n at at; PutNull(at) stores null.
 	Put, PutNull string
-	// PutLong stores any length N at base.at(n), advancing n: records'
-	// lengths, written before one memmove. LongW is the most bytes it
-	// writes.
+	// PutLong(base, n, l) stores any length l at base.at(n) and returns
+	// the offset after it: records' lengths, written before one memmove;
+	// LongW is the most bytes it writes. "" for a form no payload
+	// writes so.
 	PutLong string
 	LongW   int
-	// Size is the wire size of length N; NullSize of null.
+	// Size(n) is the wire size of length n; NullSize of null.
 	Size     string
 	NullSize int
 	// Limit is the longest length the form holds, "" for any an int
 	// holds (a compact length is a uvarint of 32 bits).
 	Limit string
-	// Reader is the name of the generated function that reads the form
-	// at OFF for the fast cases (see ReadBody), and ReadBody its body:
-	// the length (-1 null) and the offset after it, or -2 when the form
-	// is longer than the fast case reads or the input is short.
-	Reader, ReadBody string
-	// ReadRecords sets n, next to a records length at off: up to 2 MiB
-	// in a compact form, n = -2 when it is not there.
-	ReadRecords string
+	// Reader(src, off) reads the form at off for the fast cases: the
+	// length (-1 null) and the offset after it, or -2 when the form is
+	// longer than the fast case reads or the input is short.
+	// RecordsReader reads a records length likewise; the cases get a
+	// copy of its body when it is marked //genforms:inline.
+	Reader, RecordsReader string
 }
 
 var (
 	compact = lengthForm{
-		Suffix: "Compact", W: 1,
-		Put:     "*AT.uint8() = byte(N + 1)",
-		PutNull: "*AT.uint8() = 0",
-		PutLong: `v := uint32(N + 1)
-			for ; v >= 0x80; v >>= 7 {
-				*base.at(n).uint8() = byte(v) | 0x80
-				n++
-			}
-			*base.at(n).uint8() = byte(v)
-			n++`,
-		LongW:    5,
-		Size:     "wire.SizeUvarint(uint32(N + 1))",
-		NullSize: 1,
-		Reader:   "compactLength",
-		ReadBody: `if OFF < len(SRC) && SRC[OFF] < 0x80 {
-			return int(SRC[OFF]) - 1, OFF + 1
-		}
-		return -2, OFF`,
-		ReadRecords: `n, next := -2, off
-			if len(src)-off >= 3 {
-				// Up to 2 MiB in three bytes; any other form takes the
-				// general path (TestRecordsLengthAgrees).
-				b0, b1, b2 := uint32(src[off]), uint32(src[off+1]), uint32(src[off+2])
-				switch {
-				case b0 < 0x80:
-					n, next = int(b0)-1, off+1
-				case b1 < 0x80 && b1 != 0:
-					n, next = int(b0&0x7f|b1<<7)-1, off+2
-				case b1 >= 0x80 && b2 < 0x80 && b2 != 0:
-					n, next = int(b0&0x7f|(b1&0x7f)<<7|b2<<14)-1, off+3
-				}
-			}`,
+		Suffix: "Compact", Name: "compact (uvarint n+1)", W: 1,
+		Put: "compactPut", PutNull: "compactPutNull",
+		PutLong: "compactPutLong", LongW: 5,
+		Size: "compactSize", NullSize: 1,
+		Reader: "compactLength", RecordsReader: "compactRecordsLength",
 	}
 	classic16 = lengthForm{
-		Suffix: "Classic", W: 2,
-		Put:      "put16(AT, uint16(N))",
-		PutNull:  "put16(AT, 0xffff)",
-		PutLong:  "put16(base.at(n), uint16(N))\nn += 2",
-		LongW:    2,
-		Size:     "2",
-		NullSize: 2,
-		Limit:    "maxInt16String",
-		Reader:   "int16Length",
-		ReadBody: `if len(SRC)-OFF < 2 {
-			return -2, OFF
-		}
-		return int(int16(binary.BigEndian.Uint16(SRC[OFF:]))), OFF + 2`,
-		ReadRecords: "n, next := int16Length(src, off)",
+		Suffix: "Classic", Name: "classic int16", W: 2,
+		Put: "int16Put", PutNull: "int16PutNull",
+		Size: "int16Size", NullSize: 2,
+		Limit:  "maxInt16String",
+		Reader: "int16Length", RecordsReader: "int16Length",
 	}
 	classic32 = lengthForm{
-		Suffix: "Classic", W: 4,
-		Put:      "put32(AT, uint32(N))",
-		PutNull:  "put32(AT, 0xffffffff)",
-		PutLong:  "put32(base.at(n), uint32(N))\nn += 4",
-		LongW:    4,
-		Size:     "4",
-		NullSize: 4,
-		Reader:   "int32Length",
-		ReadBody: `if len(SRC)-OFF < 4 {
-			return -2, OFF
-		}
-		return int(int32(binary.BigEndian.Uint32(SRC[OFF:]))), OFF + 4`,
-		ReadRecords: "n, next := int32Length(src, off)",
+		Suffix: "Classic", Name: "classic int32", W: 4,
+		Put: "int32Put", PutNull: "int32PutNull",
+		PutLong: "int32PutLong", LongW: 4,
+		Size: "int32Size", NullSize: 4,
+		Reader: "int32Length", RecordsReader: "int32Length",
 	}
 )
 
 // fixedForm is a fixed-width value: W bytes, held in Go as Acc (a
-// pointer accessor), written by Put (V at AT) and read by Get (at OFF in
-// SRC, room checked).
+// pointer accessor), written by Put(at, v) and read by Get(src, off)
+// (room checked).
 type fixedForm struct {
 	Codes    string // the program code that takes it
 	Kinds    string // the wire types (kinds) compiled to it
@@ -119,18 +74,18 @@ type fixedForm struct {
 	Acc      string // the accessor encode loads through
 	Put, Get string
 	// Store is the accessor decode stores through (Acc when ""), and
-	// Accept a further test of the byte before the fast case takes it.
+	// Accept(d, src, off) a further test of the bytes before the fast
+	// case takes them.
 	Store, Accept string
 }
 
 var fixedForms = []fixedForm{
-	{Codes: "cInt32", Kinds: "kInt32, kUint32", W: 4, Acc: "uint32", Put: "put32(AT, V)", Get: "binary.BigEndian.Uint32(SRC[OFF:])"},
-	{Codes: "cInt16", Kinds: "kInt16, kUint16", W: 2, Acc: "uint16", Put: "put16(AT, V)", Get: "binary.BigEndian.Uint16(SRC[OFF:])"},
-	{Codes: "cInt64", Kinds: "kInt64, kFloat64", W: 8, Acc: "uint64", Put: "put64(AT, V)", Get: "binary.BigEndian.Uint64(SRC[OFF:])"},
-	{Codes: "cInt8", Kinds: "kInt8", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF]"},
-	// A Go bool is 0 or 1; a byte over 1 is true, and an exact decode refuses it.
-	{Codes: "cBool", Kinds: "kBool", W: 1, Acc: "uint8", Put: "*AT.uint8() = V", Get: "SRC[OFF] != 0", Store: "bool", Accept: "(SRC[OFF] <= 1 || !d.exact)"},
-	{Codes: "cUUID", Kinds: "kUUID", W: 16, Acc: "uuid", Put: "*AT.uuid() = V", Get: "UUID(SRC[OFF : OFF+16])"},
+	{Codes: "cInt32", Kinds: "kInt32, kUint32", W: 4, Acc: "uint32", Put: "put32", Get: "int32Get"},
+	{Codes: "cInt16", Kinds: "kInt16, kUint16", W: 2, Acc: "uint16", Put: "put16", Get: "int16Get"},
+	{Codes: "cInt64", Kinds: "kInt64, kFloat64", W: 8, Acc: "uint64", Put: "put64", Get: "int64Get"},
+	{Codes: "cInt8", Kinds: "kInt8", W: 1, Acc: "uint8", Put: "put8", Get: "int8Get"},
+	{Codes: "cBool", Kinds: "kBool", W: 1, Acc: "uint8", Put: "put8", Get: "boolGet", Store: "bool", Accept: "boolAccepted"},
+	{Codes: "cUUID", Kinds: "kUUID", W: 16, Acc: "uuid", Put: "putUUID", Get: "uuidGet"},
 }
 
 // payload is what follows a length: its cases in each loop, as templates
@@ -308,11 +263,11 @@ var payloads = []payload{
 					n, in = n+{{.L.W}}+len(bs), advance(in)
 					continue
 				}
-				{{putLong "len(bs)"}}
+				n = {{putLong "base" "n" "len(bs)"}}
 				long, in = bs, advance(in)
 				goto copyLong
 			}`,
-		Decode: `{{.L.ReadRecords}}
+		Decode: `{{readRecords}}
 			if n >= 0 && n <= len(src)-next && in.records { // records may alias the input
 				*p.add(in.off).bytes() = src[next : next+n : next+n]
 				off, in = next+n, advance(in)
@@ -397,8 +352,8 @@ const (
 				n, in = n+{{.F.W}}, advance(in)
 				continue
 			}`
-	fixedDecode = `if len(src)-off >= {{.F.W}}{{if .F.Accept}} && {{fsrc .F.Accept}}{{end}} {
-				*p.add(in.off).{{or .F.Store .F.Acc}}() = {{fsrc .F.Get}}
+	fixedDecode = `if len(src)-off >= {{.F.W}}{{if .F.Accept}} && {{.F.Accept}}(d, src, off){{end}} {
+				*p.add(in.off).{{or .F.Store .F.Acc}}() = {{.F.Get}}(src, off)
 				off, in = off+{{.F.W}}, advance(in)
 				continue
 			}`

@@ -322,5 +322,3 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 		pl, p, in = f.pl, f.p, advance(f.in)
 	}
 }
-
-//genforms:readers

@@ -15,7 +15,11 @@ func TestGeneratedCodeIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := generate(skeleton)
+	funcs, err := formFuncs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := generate(skeleton, funcs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,21 +39,34 @@ func TestFormLackingAPieceFailsTheGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	funcs, err := formFuncs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
 	saved, savedFixed := compact, fixedForms
 	t.Cleanup(func() { compact, fixedForms = saved, savedFixed })
 
-	compact.ReadRecords = ""
-	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "Compact") || !strings.Contains(err.Error(), "ReadRecords") {
-		t.Fatalf("a compact form without ReadRecords: %v, want an error naming it", err)
+	compact.RecordsReader = ""
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "compact") || !strings.Contains(err.Error(), "RecordsReader") {
+		t.Fatalf("a compact form without RecordsReader: %v, want an error naming it", err)
+	}
+	compact = saved
+	compact.Put = "compactPutt"
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "compactPutt") {
+		t.Fatalf("a compact form naming a function engine_forms.go lacks: %v, want an error naming it", err)
+	}
+	compact.Put = "compactPutNull"
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "2 parameters") {
+		t.Fatalf("a compact Put of one parameter: %v, want an error naming the count", err)
 	}
 	compact = saved
 
-	fixedForms = append([]fixedForm{{Codes: "cInt24", Kinds: "kInt32", W: 3, Acc: "uint32", Put: "put24(AT, V)", Get: "get24(SRC[OFF:])"}}, savedFixed...)
-	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "cInt24") {
+	fixedForms = append([]fixedForm{{Codes: "cInt24", Kinds: "kInt32", W: 3, Acc: "uint32", Put: "put32", Get: "int32Get"}}, savedFixed...)
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "cInt24") {
 		t.Fatalf("a fixed width no run stores: %v, want an error naming it", err)
 	}
 	fixedForms = append([]fixedForm{{Codes: "cInt32b", Kinds: "kInt32", W: 4, Acc: "uint32"}}, savedFixed...)
-	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "cInt32b") {
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "cInt32b") {
 		t.Fatalf("a fixed form without Put and Get: %v, want an error naming it", err)
 	}
 	fixedForms = savedFixed
@@ -57,11 +74,32 @@ func TestFormLackingAPieceFailsTheGeneration(t *testing.T) {
 	savedOrder := codeOrder
 	t.Cleanup(func() { codeOrder = savedOrder })
 	codeOrder = savedOrder[1:]
-	if _, err := generate(skeleton); err == nil || !strings.Contains(err.Error(), "codeOrder") {
+	if _, err := generate(skeleton, funcs); err == nil || !strings.Contains(err.Error(), "codeOrder") {
 		t.Fatalf("a code left out of codeOrder: %v, want an error naming codeOrder", err)
 	}
 	codeOrder = savedOrder
-	if _, err := generate(skeleton); err != nil {
+	if _, err := generate(skeleton, funcs); err != nil {
 		t.Fatalf("the description as it is: %v", err)
+	}
+}
+
+// inline copies a body of the one shape it takes, renamed token by
+// token, and refuses any other.
+func TestInline(t *testing.T) {
+	funcs, err := formFuncs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := inline(funcs["compactRecordsLength"], "compactRecordsLength", []string{"m", "after"}, "buf", "at")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "m, after := -2, at\n") || strings.Contains(got, "src") || strings.Contains(got, "off") || strings.Contains(got, "return") {
+		t.Fatalf("renamed copy:\n%s", got)
+	}
+	for _, name := range []string{"int32Length", "compactPut", "nosuch"} { // two returns; no results; none
+		if _, err := inline(funcs[name], name, []string{"n", "next"}, "src", "off"); err == nil {
+			t.Errorf("inline %s: no error", name)
+		}
 	}
 }
