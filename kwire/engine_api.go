@@ -5,9 +5,10 @@ package kwire
 // prefix and the header versions of a frame.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // appendSlow is Append for a message whose plan the hot front lacks.
@@ -86,10 +87,10 @@ func resetAll(pl *plan, p pointer) { p.value(pl.typ).SetZero() }
 // bytes of a frame, and returns a decodeState over what of the frame head
 // holds, its offsets counted from after the prefix.
 func headDecoder(head []byte, typ string) (decodeState, error) {
-	if len(head) < 4 {
+	if len(head) < wire.FrameSizeLen {
 		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
-	size := int32(binary.BigEndian.Uint32(head))
+	size := wire.Int32(head)
 	if size < 0 || len(head)-4 > int(size) {
 		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
 			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
@@ -99,10 +100,10 @@ func headDecoder(head []byte, typ string) (decodeState, error) {
 
 // frameBody checks the size prefix and returns what follows it.
 func frameBody(frame []byte) ([]byte, error) {
-	if len(frame) < 4 {
+	if len(frame) < wire.FrameSizeLen {
 		return nil, &Error{Op: "frame", Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
-	n := int32(binary.BigEndian.Uint32(frame))
+	n := wire.Int32(frame)
 	if n < 0 || int(n) != len(frame)-4 {
 		return nil, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength,
 			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)}
@@ -138,5 +139,5 @@ func produceAcks(frame []byte, version int16) (int16, error) {
 	if d.remaining() < 2 {
 		return 0, publicError("unmarshal", "ProduceRequest", shiftOffset(within(d.truncated(2), "Acks"), 4))
 	}
-	return int16(binary.BigEndian.Uint16(d.src[d.off:])), nil
+	return wire.Int16(d.src[d.off:]), nil
 }

@@ -260,7 +260,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		if err != nil {
 			return 0, within(err, o.name)
 		}
-		n += wire.SizeUvarint(o.tag) + wire.SizeUvarint(uint32(s)) + s
+		n += wire.SizeTaggedField(o.tag, s)
 		count++
 	}
 	if pl.hasUnknown {
@@ -279,7 +279,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				return 0, unknownTagOutOfOrder(u.Tag)
 			}
 			last = int64(u.Tag)
-			n += wire.SizeUvarint(u.Tag) + wire.SizeUvarint(uint32(len(u.Data))) + len(u.Data)
+			n += wire.SizeTaggedField(u.Tag, len(u.Data))
 			count++
 		}
 	}
@@ -544,13 +544,13 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			goto end
 		case cEndEmpty:
 			if n < c {
-				*base.at(n).uint8() = 0
+				*base.at(n).uint8() = wire.EmptyTaggedFields
 				n++
 				goto end
 			}
 		case cEndUnknown:
 			if *p.add(in.off).unknownFields() == nil && n < c {
-				*base.at(n).uint8() = 0
+				*base.at(n).uint8() = wire.EmptyTaggedFields
 				n++
 				goto end
 			}
@@ -565,7 +565,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 					k++
 				}
 				if k == int(in.n) { // nothing tagged
-					*base.at(n).uint8() = 0
+					*base.at(n).uint8() = wire.EmptyTaggedFields
 					n++
 					goto end
 				}
@@ -890,7 +890,7 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 		case cEndNone:
 			goto end
 		case cEndEmpty, cEndUnknown, cEndGeneral, cEndChecks: // flexible
-			if off < len(src) && src[off] == 0 {
+			if off < len(src) && src[off] == wire.EmptyTaggedFields {
 				off++ // no tagged fields, the common case
 				goto end
 			}

@@ -621,15 +621,15 @@ func (d *decodeState) presence(o *fieldPlan) (bool, error) {
 	if !o.nullable {
 		return true, nil
 	}
-	if d.remaining() < 1 {
+	present, strict, n := wire.ConsumePresence(d.src[d.off:])
+	switch {
+	case n < 0:
 		return false, d.truncated(1)
+	case d.exact && !strict:
+		return false, newFieldError(ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", int8(d.src[d.off]))
 	}
-	m := int8(d.src[d.off])
-	if d.exact && m != 1 && m != -1 {
-		return false, newFieldError(ErrInvalidLength, d.off, "presence marker %d is neither 1 nor -1", m)
-	}
-	d.off++
-	return m >= 0, nil
+	d.off += n
+	return present, nil
 }
 
 // arrayLength reads an array's length: -1 for null, which only a

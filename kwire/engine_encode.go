@@ -111,12 +111,12 @@ func encodeTail(b []byte, pl *plan, p pointer) ([]byte, error) {
 		if *p.add(pl.unknownOff).unknownFields() != nil {
 			return encodeTaggedFields(b, pl, p)
 		}
-		return append(b, 0), nil
+		return append(b, wire.EmptyTaggedFields), nil
 	case tailEmpty:
-		return append(b, 0), nil
+		return append(b, wire.EmptyTaggedFields), nil
 	}
 	if nothingTagged(pl, p) {
-		return append(b, 0), nil
+		return append(b, wire.EmptyTaggedFields), nil
 	}
 	return encodeTaggedFields(b, pl, p)
 }
@@ -242,9 +242,7 @@ func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
 			if int64(u.Tag) <= last {
 				return unknownTagOutOfOrder(u.Tag)
 			}
-			b = wire.AppendUvarint(b, u.Tag)
-			b = wire.AppendUvarint(b, uint32(len(u.Data)))
-			b = append(b, u.Data...)
+			b = wire.AppendTaggedField(b, u.Tag, u.Data)
 			last = int64(u.Tag)
 		}
 		return nil
@@ -262,8 +260,7 @@ func encodeTaggedFields(b []byte, pl *plan, p pointer) ([]byte, error) {
 		if err != nil {
 			return b, within(err, o.name)
 		}
-		b = wire.AppendUvarint(b, o.tag)
-		b = wire.AppendUvarint(b, uint32(size))
+		b = wire.AppendTaggedFieldHead(b, o.tag, size)
 		if b, err = encodeValue(b, o, fp); err != nil {
 			return b, within(err, o.name)
 		}

@@ -104,6 +104,15 @@ func int32Length(src []byte, off int) (n, next int) {
 	return int(wire.Int32(src[off:])), off + 4
 }
 
+// putRequestHead stores the start of every request header version at
+// at: the API key, the API version and the correlation id (as
+// wire.AppendRequestHead writes it).
+func putRequestHead(at pointer, key, version int16, correlationID int32) {
+	put16(at, uint16(key))
+	put16(at.at(2), uint16(version))
+	put32(at.at(4), uint32(correlationID))
+}
+
 // The fixed widths: stores at a pointer (put16, put32 and put64 are
 // engine_pointer.go's), loads from the input at off, which the case has
 // checked holds the width.

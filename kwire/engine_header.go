@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/kwirelabs/kwire/kwire/wire"
@@ -27,13 +26,11 @@ func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 		b = slices.Grow(b, need)
 	}
 	base := sliceData(b)
-	put16(base.at(n+4), uint16(h.APIKey))
-	put16(base.at(n+6), uint16(h.APIVersion))
-	put32(base.at(n+8), uint32(h.CorrelationID))
-	put16(base.at(n+12), uint16(len(*cid)))
+	putRequestHead(base.at(n+4), h.APIKey, h.APIVersion, h.CorrelationID)
+	int16Put(base.at(n+12), len(*cid))
 	copyShort(base, n+14, stringData(*cid), len(*cid))
 	if h.Version >= 2 {
-		*base.at(n + 14 + len(*cid)).uint8() = 0 // no tags
+		*base.at(n + 14 + len(*cid)).uint8() = wire.EmptyTaggedFields
 		return b[:n+need]
 	}
 	return b[:n+need-1]
@@ -41,14 +38,12 @@ func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 
 // appendRequestHeaderSlow appends the header by the general path.
 func appendRequestHeaderSlow(b []byte, h *RequestHeader) []byte {
-	k, v, c := uint16(h.APIKey), uint16(h.APIVersion), uint32(h.CorrelationID)
-	b = append(b, byte(k>>8), byte(k), byte(v>>8), byte(v), byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
+	b = wire.AppendRequestHead(b, wire.RequestHead{APIKey: h.APIKey, APIVersion: h.APIVersion, CorrelationID: h.CorrelationID})
 	if h.Version >= 1 {
 		if h.ClientID == nil {
-			b = wire.AppendInt16(b, -1)
+			b = wire.Int16Length.Append(b, -1)
 		} else {
-			b = wire.AppendInt16(b, int16(len(*h.ClientID)))
-			b = append(b, *h.ClientID...)
+			b = wire.Int16Length.AppendString(b, *h.ClientID)
 		}
 	}
 	if h.Version >= 2 {
@@ -110,13 +105,11 @@ func appendResponseHeader(b []byte, h ResponseHeader) []byte {
 
 func appendUnknownTags(b []byte, tags UnknownTags) []byte {
 	if tags.Len() == 0 {
-		return append(b, 0)
+		return append(b, wire.EmptyTaggedFields)
 	}
 	b = wire.AppendUvarint(b, uint32(tags.Len()))
 	for _, t := range tags.Fields() {
-		b = wire.AppendUvarint(b, t.Tag)
-		b = wire.AppendUvarint(b, uint32(len(t.Data)))
-		b = append(b, t.Data...)
+		b = wire.AppendTaggedField(b, t.Tag, t.Data)
 	}
 	return b
 }
@@ -124,13 +117,12 @@ func appendUnknownTags(b []byte, tags UnknownTags) []byte {
 // readRequestHead reads the part of a request header every version has:
 // the API key, the API version and the correlation id.
 func (d *decodeState) readRequestHead(h *RequestHeader) error {
-	b := d.src[d.off:]
-	if len(b) < 8 {
+	head, n := wire.ConsumeRequestHead(d.src[d.off:])
+	if n < 0 {
 		return d.requestHeadCut()
 	}
-	head := binary.BigEndian.Uint64(b)
-	h.APIKey, h.APIVersion, h.CorrelationID = int16(head>>48), int16(head>>32), int32(head)
-	d.off += 8
+	h.APIKey, h.APIVersion, h.CorrelationID = head.APIKey, head.APIVersion, head.CorrelationID
+	d.off += n
 	return nil
 }
 
@@ -199,7 +191,7 @@ func (d *decodeState) readResponseHeader(h *ResponseHeader) error {
 	if d.remaining() < 4 {
 		return within(d.truncated(4), "CorrelationID")
 	}
-	h.CorrelationID = int32(binary.BigEndian.Uint32(d.src[d.off:]))
+	h.CorrelationID = wire.Int32(d.src[d.off:])
 	d.off += 4
 	if h.Version >= 1 {
 		tags, err := d.readUnknownTags()
@@ -222,7 +214,7 @@ func headerError(typ string, err error) error {
 // The common empty section costs a byte; the rest takes the decoder's
 // general path.
 func (d *decodeState) readUnknownTags() (UnknownTags, error) {
-	if d.off < len(d.src) && d.src[d.off] == 0 {
+	if d.off < len(d.src) && d.src[d.off] == wire.EmptyTaggedFields {
 		d.off++
 		return UnknownTags{}, nil
 	}

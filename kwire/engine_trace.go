@@ -1,10 +1,11 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strconv"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // tracer builds a layout tree from what a decode reports (decodeState's
@@ -24,7 +25,7 @@ func (t *tracer) start(frame []byte, pl *plan, version int16) *decodeState {
 	t.stack, t.version = append(t.stack[:0], t.root), version
 	d := &decodeState{src: frame, trace: t}
 	t.open("Frame", "size-delimited", 0)
-	t.fixed(d, "size", "int32", 4, strconv.Itoa(int(int32(binary.BigEndian.Uint32(frame)))))
+	t.fixed(d, "size", "int32", 4, strconv.Itoa(int(wire.Int32(frame))))
 	t.close(d.off)
 	return d
 }

@@ -231,10 +231,7 @@ func init() {
 			}},
 		kBool: {name: "bool", flatCheck: flatBool, goType: is(reflect.Bool), fixed: 1, isZero: zero8,
 			appendTo: func(b []byte, _ *fieldPlan, fp pointer) ([]byte, error) {
-				if *fp.bool() {
-					return append(b, 1), nil
-				}
-				return append(b, 0), nil
+				return wire.AppendBool(b, *fp.bool()), nil
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool { return *fp.bool() == o.def.b },
 			parseDefault: func(name, raw string) (defaultValue, error) {
@@ -458,9 +455,9 @@ func init() {
 					return encodeStruct(b, o.sub, sp)
 				}
 				if sp.isNil() {
-					return append(b, 0xff), nil
+					return wire.AppendPresence(b, false), nil
 				}
-				return encodeStruct(append(b, 1), o.sub, sp)
+				return encodeStruct(wire.AppendPresence(b, true), o.sub, sp)
 			},
 			isDefault: func(o *fieldPlan, fp pointer) bool {
 				sp := *fp.ptr()

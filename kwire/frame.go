@@ -1,6 +1,6 @@
 package kwire
 
-import "encoding/binary"
+import "github.com/kwirelabs/kwire/kwire/wire"
 
 // AppendRequest appends a whole request frame: the int32 size prefix, the
 // request header and the body of msg at version.
@@ -40,7 +40,7 @@ func appendRequest(dst []byte, msg any, version int16, correlationID int32, clie
 	if b, err = encodeStruct(b, pl, p); err != nil {
 		return dst, marshalError(pl, err)
 	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	wire.FinishFrame(b, start)
 	return b, nil
 }
 
@@ -94,7 +94,7 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 	if b, err = encodeStruct(b, pl, p); err != nil {
 		return dst, publicError("marshal", pl.typ.String(), err)
 	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	wire.FinishFrame(b, start)
 	return b, nil
 }
 

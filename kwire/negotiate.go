@@ -1,8 +1,9 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"sort"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // APIVersionRange is one API's version range, as an ApiVersions response
@@ -45,7 +46,9 @@ func HighestCommonVersion(theirs, ours []APIVersionRange, apiKey int16) (int16, 
 	return 0, false
 }
 
-// errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
+// errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code,
+// kerr.UnsupportedVersion, which kwire cannot import (kerr imports kwire);
+// TestUnsupportedAPIVersionsCode holds the two equal.
 const errUnsupportedVersion = 35
 
 // IsUnsupportedAPIVersions says whether an ApiVersions response frame
@@ -61,15 +64,16 @@ func IsUnsupportedAPIVersions(frame []byte) bool {
 // ApiVersions request newer than it can read: a v0 response (header v0)
 // with UNSUPPORTED_VERSION and, as Kafka does, only ApiVersions' own
 // range, so the client retries with a version from it. The frame is
-// written by hand: v0 of ApiVersionsResponse is fixed by the protocol,
+// written field by field: v0 of ApiVersionsResponse is fixed by the protocol,
 // and a broker that cannot read the request may not have the struct.
 func AppendUnsupportedAPIVersions(dst []byte, correlationID int32, apiVersions APIVersionRange) []byte {
-	const body = 4 + 2 + 4 + 6 // correlation id, error code, array length, one entry
-	b := binary.BigEndian.AppendUint32(dst, body)
-	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
-	b = binary.BigEndian.AppendUint16(b, errUnsupportedVersion)
-	b = binary.BigEndian.AppendUint32(b, 1)
-	b = binary.BigEndian.AppendUint16(b, apiKeyAPIVersions)
-	b = binary.BigEndian.AppendUint16(b, uint16(apiVersions.MinVersion))
-	return binary.BigEndian.AppendUint16(b, uint16(apiVersions.MaxVersion))
+	b, start := wire.AppendFrameStart(dst)
+	b = wire.AppendInt32(b, correlationID)
+	b = wire.AppendInt16(b, errUnsupportedVersion)
+	b = wire.Int32Length.Append(b, 1) // the ApiKeys array: one entry
+	b = wire.AppendInt16(b, apiKeyAPIVersions)
+	b = wire.AppendInt16(b, apiVersions.MinVersion)
+	b = wire.AppendInt16(b, apiVersions.MaxVersion)
+	wire.FinishFrame(b, start)
+	return b
 }

@@ -1,10 +1,11 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // DefaultMaxFrameSize is the size-prefix limit a FrameReader uses when
@@ -20,10 +21,10 @@ const minReadBuffer = 4 << 10
 // ErrIncomplete; a prefix that is zero, negative or above maxSize is
 // invalid, whatever follows it (zero is allowed with minSize 0).
 func frameLen(buf []byte, maxSize int, minSize int32) (int, error) {
-	if len(buf) < 4 {
+	if len(buf) < wire.FrameSizeLen {
 		return 0, ErrIncomplete
 	}
-	n := int32(binary.BigEndian.Uint32(buf))
+	n := wire.Int32(buf)
 	if n < minSize || n < 0 {
 		return 0, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength, Detail: fmt.Sprintf("size prefix %d", n)}
 	}

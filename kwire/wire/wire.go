@@ -355,9 +355,13 @@ const EmptyTaggedFields byte = 0
 // AppendTaggedField writes one field of the section (the count is the
 // caller's, AppendUvarint).
 func AppendTaggedField(b []byte, tag uint32, data []byte) []byte {
-	b = AppendUvarint(b, tag)
-	b = AppendUvarint(b, uint32(len(data)))
-	return append(b, data...)
+	return append(AppendTaggedFieldHead(b, tag, len(data)), data...)
+}
+
+// AppendTaggedFieldHead writes the tag and the size of a field of n
+// bytes, for a writer that then writes the bytes itself.
+func AppendTaggedFieldHead(b []byte, tag uint32, n int) []byte {
+	return AppendUvarint(AppendUvarint(b, tag), uint32(n))
 }
 
 // SizeTaggedField is the size of a field of n bytes with that tag.
