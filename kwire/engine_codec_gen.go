@@ -130,19 +130,19 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 		case cStringCompact:
 			// String after a compact (uvarint n+1) length (forms.go: payload String)
 			l := len(*fp.string())
-			n += compactSize(l) + l
+			n += wire.SizeUvarint(uint32(l+1)) + l
 			continue
 		case cStringClassic:
 			// String after a classic int16 length (forms.go: payload String)
 			if l := len(*fp.string()); l <= maxInt16String {
-				n += int16Size(l) + l
+				n += 2 + l
 				continue
 			}
 		case cNullStringCompact:
 			// NullString after a compact (uvarint n+1) length (forms.go: payload NullString)
 			sp := *fp.stringPtr()
 			if sp != nil {
-				n += compactSize(len(*sp)) + len(*sp)
+				n += wire.SizeUvarint(uint32(len(*sp)+1)) + len(*sp)
 				continue
 			}
 			if sp == nil && in.nullable {
@@ -153,7 +153,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 			// NullString after a classic int16 length (forms.go: payload NullString)
 			sp := *fp.stringPtr()
 			if sp != nil && len(*sp) <= maxInt16String {
-				n += int16Size(len(*sp)) + len(*sp)
+				n += 2 + len(*sp)
 				continue
 			}
 			if sp == nil && in.nullable {
@@ -167,7 +167,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += compactSize(h.len) + 4*h.len
+			n += wire.SizeUvarint(uint32(h.len+1)) + 4*h.len
 			continue
 		case cArrayInt32Classic:
 			// ArrayInt32 after a classic int32 length (forms.go: payload ArrayInt32)
@@ -176,7 +176,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 4
 				continue
 			}
-			n += int32Size(h.len) + 4*h.len
+			n += 4 + 4*h.len
 			continue
 		case cBytesCompact:
 			// Bytes after a compact (uvarint n+1) length (forms.go: payload Bytes)
@@ -185,7 +185,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += compactSize(h.len) + h.len
+			n += wire.SizeUvarint(uint32(h.len+1)) + h.len
 			continue
 		case cBytesClassic:
 			// Bytes after a classic int32 length (forms.go: payload Bytes)
@@ -194,7 +194,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 4
 				continue
 			}
-			n += int32Size(h.len) + h.len
+			n += 4 + h.len
 			continue
 		case cArrayStructCompact:
 			// ArrayStruct after a compact (uvarint n+1) length (forms.go: payload ArrayStruct)
@@ -203,7 +203,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 1
 				continue
 			}
-			n += compactSize(h.len)
+			n += wire.SizeUvarint(uint32(h.len + 1))
 			sub := in.plan()
 			for j := 0; j < h.len; j++ {
 				s, err := sizeStruct(sub, h.data.add(uintptr(j)*uintptr(in.n)))
@@ -220,7 +220,7 @@ func sizeStruct(pl *plan, p pointer) (int, error) {
 				n += 4
 				continue
 			}
-			n += int32Size(h.len)
+			n += 4
 			sub := in.plan()
 			for j := 0; j < h.len; j++ {
 				s, err := sizeStruct(sub, h.data.add(uintptr(j)*uintptr(in.n)))
@@ -324,9 +324,9 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 					} else if w == 8 {
 						put64(dst.add(uintptr(s.at)), *p.add(uintptr(s.off)).uint64())
 					} else if w == 1 {
-						put8(dst.add(uintptr(s.at)), *p.add(uintptr(s.off)).uint8())
+						*dst.add(uintptr(s.at)).uint8() = (*p.add(uintptr(s.off)).uint8())
 					} else {
-						putUUID(dst.add(uintptr(s.at)), *p.add(uintptr(s.off)).uuid())
+						*dst.add(uintptr(s.at)).uuid() = (*p.add(uintptr(s.off)).uuid())
 					}
 				}
 				n, in = n+int(in.n), advance(in)
@@ -356,14 +356,14 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 		case cInt8, cBool:
 			// fixed width: 1 byte by put8 and int8Get; 1 byte by put8 and boolGet (forms.go: fixedForms)
 			if n < c {
-				put8(base.at(n), *p.add(in.off).uint8())
+				*base.at(n).uint8() = (*p.add(in.off).uint8())
 				n, in = n+1, advance(in)
 				continue
 			}
 		case cUUID:
 			// fixed width: 16 bytes by putUUID and uuidGet (forms.go: fixedForms)
 			if n+16 <= c {
-				putUUID(base.at(n), *p.add(in.off).uuid())
+				*base.at(n).uuid() = (*p.add(in.off).uuid())
 				n, in = n+16, advance(in)
 				continue
 			}
@@ -371,7 +371,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// String after a compact (uvarint n+1) length (forms.go: payload String)
 			s := *p.add(in.off).string()
 			if len(s) <= maxInlineCopy && n+len(s) < c {
-				compactPut(base.at(n), len(s))
+				*base.at(n).uint8() = byte(len(s) + 1)
 				copyShort(base, n+1, stringData(s), len(s))
 				n, in = n+1+len(s), advance(in)
 				continue
@@ -380,7 +380,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// String after a classic int16 length (forms.go: payload String)
 			s := *p.add(in.off).string()
 			if len(s) <= maxInlineCopy && n+2+len(s) <= c {
-				int16Put(base.at(n), len(s))
+				put16(base.at(n), uint16(len(s)))
 				copyShort(base, n+2, stringData(s), len(s))
 				n, in = n+2+len(s), advance(in)
 				continue
@@ -390,12 +390,12 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			sp := *p.add(in.off).stringPtr()
 			if sp == nil {
 				if in.nullable && n < c {
-					compactPutNull(base.at(n))
+					*base.at(n).uint8() = 0
 					n, in = n+1, advance(in)
 					continue
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && n+len(s) < c {
-				compactPut(base.at(n), len(s))
+				*base.at(n).uint8() = byte(len(s) + 1)
 				copyShort(base, n+1, stringData(s), len(s))
 				n, in = n+1+len(s), advance(in)
 				continue
@@ -405,12 +405,12 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			sp := *p.add(in.off).stringPtr()
 			if sp == nil {
 				if in.nullable && n+2 <= c {
-					int16PutNull(base.at(n))
+					put16(base.at(n), 0xffff)
 					n, in = n+2, advance(in)
 					continue
 				}
 			} else if s := *sp; len(s) <= maxInlineCopy && n+2+len(s) <= c {
-				int16Put(base.at(n), len(s))
+				put16(base.at(n), uint16(len(s)))
 				copyShort(base, n+2, stringData(s), len(s))
 				n, in = n+2+len(s), advance(in)
 				continue
@@ -419,12 +419,12 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// ArrayInt32 after a compact (uvarint n+1) length (forms.go: payload ArrayInt32)
 			h := p.add(in.off).slice()
 			if h.data.isNil() && in.nullable && n < c {
-				compactPutNull(base.at(n))
+				*base.at(n).uint8() = 0
 				n, in = n+1, advance(in)
 				continue
 			}
 			if (!h.data.isNil() || !in.nullable) && h.len < 0x7f && n+4*h.len < c {
-				compactPut(base.at(n), h.len)
+				*base.at(n).uint8() = byte(h.len + 1)
 				m := n + 1
 				for j := range h.len {
 					put32(base.at(m+4*j), *h.data.at(4 * j).uint32())
@@ -436,12 +436,12 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// ArrayInt32 after a classic int32 length (forms.go: payload ArrayInt32)
 			h := p.add(in.off).slice()
 			if h.data.isNil() && in.nullable && n+4 <= c {
-				int32PutNull(base.at(n))
+				put32(base.at(n), 0xffffffff)
 				n, in = n+4, advance(in)
 				continue
 			}
 			if (!h.data.isNil() || !in.nullable) && h.len < 0x7f && n+4+4*h.len <= c {
-				int32Put(base.at(n), h.len)
+				put32(base.at(n), uint32(h.len))
 				m := n + 4
 				for j := range h.len {
 					put32(base.at(m+4*j), *h.data.at(4 * j).uint32())
@@ -453,7 +453,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// ArrayString after a compact (uvarint n+1) length, each element's compact (uvarint n+1) (forms.go: payload ArrayString)
 			h := p.add(in.off).slice()
 			if !h.data.isNil() && h.len < 0x7f && n+h.len < c {
-				compactPut(base.at(n), h.len)
+				*base.at(n).uint8() = byte(h.len + 1)
 				m := n + 1
 				for j := range h.len {
 					s := *h.data.at(j * int(stringHeaderSize)).string()
@@ -461,7 +461,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 						m = -1
 						break
 					}
-					compactPut(base.at(m), len(s))
+					*base.at(m).uint8() = byte(len(s) + 1)
 					copyShort(base, m+1, stringData(s), len(s))
 					m += 1 + len(s)
 				}
@@ -474,7 +474,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// Bytes after a compact (uvarint n+1) length (forms.go: payload Bytes)
 			if bs := *p.add(in.off).bytes(); bs != nil && n+5+len(bs) <= c {
 				if len(bs) <= maxInlineCopy {
-					compactPut(base.at(n), len(bs))
+					*base.at(n).uint8() = byte(len(bs) + 1)
 					copyShort(base, n+1, sliceData(bs), len(bs))
 					n, in = n+1+len(bs), advance(in)
 					continue
@@ -487,7 +487,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// Bytes after a classic int32 length (forms.go: payload Bytes)
 			if bs := *p.add(in.off).bytes(); bs != nil && n+4+len(bs) <= c {
 				if len(bs) <= maxInlineCopy {
-					int32Put(base.at(n), len(bs))
+					put32(base.at(n), uint32(len(bs)))
 					copyShort(base, n+4, sliceData(bs), len(bs))
 					n, in = n+4+len(bs), advance(in)
 					continue
@@ -500,7 +500,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// ArrayStruct after a compact (uvarint n+1) length (forms.go: payload ArrayStruct)
 			h := p.add(in.off).slice()
 			if sub := in.plan(); uint(h.len-1) < 0x7e && n < c && sub.skipAbsent && st.depth < stackDepth {
-				compactPut(base.at(n), h.len)
+				*base.at(n).uint8() = byte(h.len + 1)
 				n += 1
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, first(sub.prog)
@@ -508,9 +508,9 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			}
 			if h.len == 0 && n < c {
 				if h.data.isNil() && in.nullable {
-					compactPutNull(base.at(n))
+					*base.at(n).uint8() = 0
 				} else {
-					compactPut(base.at(n), 0)
+					*base.at(n).uint8() = byte(0 + 1)
 				}
 				n, in = n+1, advance(in)
 				continue
@@ -519,7 +519,7 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			// ArrayStruct after a classic int32 length (forms.go: payload ArrayStruct)
 			h := p.add(in.off).slice()
 			if sub := in.plan(); uint(h.len-1) < 0x7e && n+4 <= c && sub.skipAbsent && st.depth < stackDepth {
-				int32Put(base.at(n), h.len)
+				put32(base.at(n), uint32(h.len))
 				n += 4
 				st.push(pl, p, in, h.len)
 				pl, p, in = sub, h.data, first(sub.prog)
@@ -527,9 +527,9 @@ func encodeStruct(b []byte, pl *plan, p pointer) ([]byte, error) {
 			}
 			if h.len == 0 && n+4 <= c {
 				if h.data.isNil() && in.nullable {
-					int32PutNull(base.at(n))
+					put32(base.at(n), 0xffffffff)
 				} else {
-					int32Put(base.at(n), 0)
+					put32(base.at(n), uint32(0))
 				}
 				n, in = n+4, advance(in)
 				continue
@@ -665,42 +665,42 @@ func (d *decodeState) decodeStruct(pl *plan, p pointer) error {
 		case cInt32:
 			// fixed width: 4 bytes by put32 and int32Get (forms.go: fixedForms)
 			if len(src)-off >= 4 {
-				*p.add(in.off).uint32() = int32Get(src, off)
+				*p.add(in.off).uint32() = wire.Uint32(src[off:])
 				off, in = off+4, advance(in)
 				continue
 			}
 		case cInt16:
 			// fixed width: 2 bytes by put16 and int16Get (forms.go: fixedForms)
 			if len(src)-off >= 2 {
-				*p.add(in.off).uint16() = int16Get(src, off)
+				*p.add(in.off).uint16() = wire.Uint16(src[off:])
 				off, in = off+2, advance(in)
 				continue
 			}
 		case cInt64:
 			// fixed width: 8 bytes by put64 and int64Get (forms.go: fixedForms)
 			if len(src)-off >= 8 {
-				*p.add(in.off).uint64() = int64Get(src, off)
+				*p.add(in.off).uint64() = wire.Uint64(src[off:])
 				off, in = off+8, advance(in)
 				continue
 			}
 		case cInt8:
 			// fixed width: 1 byte by put8 and int8Get (forms.go: fixedForms)
 			if len(src)-off >= 1 {
-				*p.add(in.off).uint8() = int8Get(src, off)
+				*p.add(in.off).uint8() = src[off]
 				off, in = off+1, advance(in)
 				continue
 			}
 		case cBool:
 			// fixed width: 1 byte by put8 and boolGet (forms.go: fixedForms)
-			if len(src)-off >= 1 && boolAccepted(d, src, off) {
-				*p.add(in.off).bool() = boolGet(src, off)
+			if len(src)-off >= 1 && (src[off] <= 1 || !d.exact) {
+				*p.add(in.off).bool() = (src[off] != 0)
 				off, in = off+1, advance(in)
 				continue
 			}
 		case cUUID:
 			// fixed width: 16 bytes by putUUID and uuidGet (forms.go: fixedForms)
 			if len(src)-off >= 16 {
-				*p.add(in.off).uuid() = uuidGet(src, off)
+				*p.add(in.off).uuid() = UUID(src[off : off+16])
 				off, in = off+16, advance(in)
 				continue
 			}

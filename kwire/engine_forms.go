@@ -7,10 +7,12 @@ import (
 // The wire forms as the hot loops' fast cases write and read them: on the
 // engine's pointer, into room the case has checked, for the short values
 // the cases take. internal/genforms/forms.go names these functions for
-// each form, and the generated cases call them (each inlines: none has a
-// loop the inliner refuses or a cost over its budget); the general path
-// and the other packages use package wire, which engine_forms_test.go
-// checks every function here against.
+// each form; the generated cases hold a copy of each one-statement body
+// (an inlined call measured more instructions) and call the others
+// (which the compiler inlines), but for the one marked //genforms:inline,
+// whose body genforms copies too. The general path and the other
+// packages use package wire, which engine_forms_test.go checks every
+// function here against.
 
 // The compact length: a uvarint of n+1, 0 for null. A fast case's length
 // is under 0x7f, one byte.
@@ -102,15 +104,6 @@ func int32Length(src []byte, off int) (n, next int) {
 		return -2, off
 	}
 	return int(wire.Int32(src[off:])), off + 4
-}
-
-// putRequestHead stores the start of every request header version at
-// at: the API key, the API version and the correlation id (as
-// wire.AppendRequestHead writes it).
-func putRequestHead(at pointer, key, version int16, correlationID int32) {
-	put16(at, uint16(key))
-	put16(at.at(2), uint16(version))
-	put32(at.at(4), uint32(correlationID))
 }
 
 // The fixed widths: stores at a pointer (put16, put32 and put64 are

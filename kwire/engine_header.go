@@ -26,8 +26,12 @@ func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 		b = slices.Grow(b, need)
 	}
 	base := sliceData(b)
-	putRequestHead(base.at(n+4), h.APIKey, h.APIVersion, h.CorrelationID)
-	int16Put(base.at(n+12), len(*cid))
+	// The head and the client id's length as wire.AppendRequestHead and
+	// wire.Int16Length write them, stored at once.
+	put16(base.at(n+4), uint16(h.APIKey))
+	put16(base.at(n+6), uint16(h.APIVersion))
+	put32(base.at(n+8), uint32(h.CorrelationID))
+	put16(base.at(n+12), uint16(len(*cid)))
 	copyShort(base, n+14, stringData(*cid), len(*cid))
 	if h.Version >= 2 {
 		*base.at(n + 14 + len(*cid)).uint8() = wire.EmptyTaggedFields

@@ -352,8 +352,8 @@ const (
 				n, in = n+{{.F.W}}, advance(in)
 				continue
 			}`
-	fixedDecode = `if len(src)-off >= {{.F.W}}{{if .F.Accept}} && {{.F.Accept}}(d, src, off){{end}} {
-				*p.add(in.off).{{or .F.Store .F.Acc}}() = {{.F.Get}}(src, off)
+	fixedDecode = `if len(src)-off >= {{.F.W}}{{if .F.Accept}} && {{faccept "d" "src" "off"}}{{end}} {
+				*p.add(in.off).{{or .F.Store .F.Acc}}() = {{fget "src" "off"}}
 				off, in = off+{{.F.W}}, advance(in)
 				continue
 			}`

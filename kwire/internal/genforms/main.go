@@ -14,6 +14,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/printer"
+	"go/scanner"
 	"go/token"
 	"log"
 	"os"
@@ -95,7 +96,7 @@ func cases(loop string, funcs map[string]formFunc) (string, error) {
 	case "compile":
 		return compileForm(), nil
 	case "encode-run":
-		return encodeRun(), nil
+		return encodeRun(funcs)
 	}
 	var fixedText string
 	switch loop {
@@ -158,21 +159,29 @@ func cases(loop string, funcs map[string]formFunc) (string, error) {
 // emit writes one case: "case CODE:", a comment naming the forms it
 // comes from, and the template's text for d.
 func emit(b *strings.Builder, code, text string, d caseData, forms map[string]formFunc) error {
-	call := func(fn, what string, form string) func(args ...string) (string, error) {
+	// call is a call of form function fn, or its body in place of the
+	// call (copy) when it is one statement or one return (expr: the
+	// call is an expression).
+	call := func(fn, what, form string, expr bool) func(args ...string) (string, error) {
 		return func(args ...string) (string, error) {
 			if fn == "" {
 				return "", fmt.Errorf("%s: form %s has no %s", code, form, what)
+			}
+			if text, ok, err := copyBody(forms[fn], fn, expr, args); ok || err != nil {
+				return text, err
 			}
 			return fn + "(" + strings.Join(args, ", ") + ")", nil
 		}
 	}
 	funcs := template.FuncMap{
-		"put":     call(d.L.Put, "Put", d.L.Name),
-		"eput":    call(d.E.Put, "Put", d.E.Name),
-		"putNull": call(d.L.PutNull, "PutNull", d.L.Name),
-		"putLong": call(d.L.PutLong, "PutLong", d.L.Name),
-		"size":    call(d.L.Size, "Size", d.L.Name),
-		"fput":    call(d.F.Put, "Put", d.F.Codes),
+		"put":     call(d.L.Put, "Put", d.L.Name, false),
+		"eput":    call(d.E.Put, "Put", d.E.Name, false),
+		"putNull": call(d.L.PutNull, "PutNull", d.L.Name, false),
+		"putLong": call(d.L.PutLong, "PutLong", d.L.Name, true),
+		"size":    call(d.L.Size, "Size", d.L.Name, true),
+		"fput":    call(d.F.Put, "Put", d.F.Codes, false),
+		"fget":    call(d.F.Get, "Get", d.F.Codes, true),
+		"faccept": call(d.F.Accept, "Accept", d.F.Codes, true),
 		"fits":    fits,
 		// readRecords declares n, next: the records length at off.
 		"readRecords": func() (string, error) {
@@ -264,7 +273,7 @@ var runWidths = []int{4, 2, 8, 1, 16}
 
 // encodeRun is the store of one slot s of a fixed run at dst, by its
 // width, each width as its fixed form puts it.
-func encodeRun() string {
+func encodeRun(funcs map[string]formFunc) (string, error) {
 	var b strings.Builder
 	for i, w := range runWidths {
 		var f fixedForm
@@ -273,7 +282,13 @@ func encodeRun() string {
 				break
 			}
 		}
-		put := fmt.Sprintf("%s(dst.add(uintptr(s.at)), *p.add(uintptr(s.off)).%s())", f.Put, f.Acc)
+		put, ok, err := copyBody(funcs[f.Put], f.Put, false, []string{"dst.add(uintptr(s.at))", fmt.Sprintf("*p.add(uintptr(s.off)).%s()", f.Acc)})
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			put = fmt.Sprintf("%s(dst.add(uintptr(s.at)), *p.add(uintptr(s.off)).%s())", f.Put, f.Acc)
+		}
 		switch {
 		case i == 0:
 			fmt.Fprintf(&b, "if w := s.width; w == %d {\n%s\n}", w, put)
@@ -283,7 +298,7 @@ func encodeRun() string {
 			fmt.Fprintf(&b, " else if w == %d {\n%s\n}", w, put)
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // formFiles are the files in kwire/ whose functions a form may name.
@@ -588,4 +603,101 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// copyBody is the body of form function fn with its parameters replaced
+// by args, for a case to hold in place of the call: the compiler inlines
+// the call too, but the copy measured fewer instructions (the inlined
+// call kept an inline mark in the Encode ConsumerGroupHeartbeat row, +30
+// of 890). It copies a body of one statement (expr false: the call is a
+// statement) or one return of an expression (expr true); ok is false for
+// any other body, which stays a call. The replacement is token by token
+// (go/scanner): an identifier is a parameter unless a period precedes it,
+// and an argument that is not a primary expression is parenthesised.
+func copyBody(ff formFunc, fn string, expr bool, args []string) (text string, ok bool, err error) {
+	src, err := os.ReadFile(ff.file)
+	if err != nil {
+		return "", false, err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, ff.file, src, parser.SkipObjectResolution)
+	if err != nil {
+		return "", false, err
+	}
+	var fd *ast.FuncDecl
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Recv == nil && d.Name.Name == fn {
+			fd = d
+		}
+	}
+	if fd == nil || fd.Body == nil || len(fd.Body.List) != 1 {
+		return "", false, nil
+	}
+	var node ast.Node
+	switch st := fd.Body.List[0].(type) {
+	case *ast.ReturnStmt:
+		if !expr || len(st.Results) != 1 {
+			return "", false, nil
+		}
+		node = st.Results[0]
+	case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt:
+		if a, ok := st.(*ast.AssignStmt); expr || ok && a.Tok == token.DEFINE {
+			return "", false, nil
+		}
+		node = st
+	default:
+		return "", false, nil
+	}
+	var params []string
+	for _, p := range fd.Type.Params.List {
+		if len(p.Names) == 0 {
+			params = append(params, "_")
+		}
+		for _, n := range p.Names {
+			params = append(params, n.Name)
+		}
+	}
+	if len(params) != len(args) {
+		return "", false, fmt.Errorf("%s: %d arguments for %d parameters", fn, len(args), len(params))
+	}
+	with := map[string]string{}
+	for i, p := range params {
+		a := args[i]
+		e, err := parser.ParseExpr(a)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: argument %q: %v", fn, a, err)
+		}
+		switch e.(type) {
+		case *ast.Ident, *ast.BasicLit, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr, *ast.ParenExpr:
+		default:
+			a = "(" + a + ")"
+		}
+		with[p] = a
+	}
+	start, end := fset.Position(node.Pos()).Offset, fset.Position(node.End()).Offset
+	body := src[start:end]
+	var s scanner.Scanner
+	bfset := token.NewFileSet()
+	s.Init(bfset.AddFile("", -1, len(body)), body, nil, 0)
+	var b strings.Builder
+	last, prev := 0, token.ILLEGAL
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		off := bfset.Position(pos).Offset
+		if to, ok := with[lit]; tok == token.IDENT && ok && prev != token.PERIOD {
+			b.Write(body[last:off])
+			b.WriteString(to)
+			last = off + len(lit)
+		}
+		prev = tok
+	}
+	b.Write(body[last:])
+	text = b.String()
+	if _, isBin := node.(*ast.BinaryExpr); isBin {
+		text = "(" + text + ")"
+	}
+	return text, true, nil
 }

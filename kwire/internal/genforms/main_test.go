@@ -103,3 +103,33 @@ func TestInline(t *testing.T) {
 		}
 	}
 }
+
+// copyBody replaces parameters token by token: not a field or method
+// name that happens to share a parameter's name, and an argument that is
+// not a primary expression in parentheses.
+func TestCopyBody(t *testing.T) {
+	funcs, err := formFuncs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fn   string
+		expr bool
+		args []string
+		want string
+	}{
+		{"compactPut", false, []string{"base.at(n)", "len(s)"}, "*base.at(n).uint8() = byte(len(s) + 1)"},
+		{"compactPut", false, []string{"at", "a+b"}, "*at.uint8() = byte((a+b) + 1)"},
+		{"compactSize", true, []string{"h.len"}, "wire.SizeUvarint(uint32(h.len + 1))"},
+		{"boolAccepted", true, []string{"d", "src", "off"}, "(src[off] <= 1 || !d.exact)"},
+	} {
+		got, ok, err := copyBody(funcs[c.fn], c.fn, c.expr, c.args)
+		if err != nil || !ok || got != c.want {
+			t.Errorf("%s%v: %q %v %v, want %q", c.fn, c.args, got, ok, err, c.want)
+		}
+	}
+	// A body of more than one statement stays a call.
+	if _, ok, err := copyBody(funcs["compactPutLong"], "compactPutLong", true, []string{"base", "n", "l"}); ok || err != nil {
+		t.Errorf("compactPutLong copied (%v)", err)
+	}
+}
