@@ -57,7 +57,7 @@ const errUnsupportedVersion = 35
 // written at v0 whatever version the request had (KIP-511), so it is read
 // at v0.
 func IsUnsupportedAPIVersions(frame []byte) bool {
-	return len(frame) >= 10 && binary.BigEndian.Uint16(frame[8:]) == errUnsupportedVersion
+	return len(frame) >= 10 && wire.Int16(frame[8:]) == errUnsupportedVersion
 }
 
 // AppendUnsupportedAPIVersions appends the answer a broker gives to an

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -493,11 +494,11 @@ func (c *conn) candidate(b []byte, requests bool) (int, verdict) {
 	if len(b) < 8 {
 		return 0, more
 	}
-	size := int32(binary.BigEndian.Uint32(b))
+	size := wire.Int32(b)
 	if size < 4 || int64(size) > int64(c.s.opt.MaxFrame) {
 		return 0, no
 	}
-	if _, ok := c.pending[int32(binary.BigEndian.Uint32(b[4:]))]; !ok {
+	if _, ok := c.pending[wire.Int32(b[4:])]; !ok {
 		return 0, no
 	}
 	return int(size), yes
@@ -509,7 +510,7 @@ func (c *conn) decodes(frame []byte, requests bool) bool {
 		_, _, err := c.s.opt.Registry.ReadRequest(frame)
 		return err == nil
 	}
-	p := c.pending[int32(binary.BigEndian.Uint32(frame[4:]))]
+	p := c.pending[wire.Int32(frame[4:])]
 	_, _, err := c.s.opt.Registry.ReadResponse(frame, p.key, responseVersion(p.key, p.version, frame))
 	return err == nil
 }
@@ -540,7 +541,7 @@ func (c *conn) nextFrame(d int, b []byte, ts time.Time, read func(d int, frame [
 	if len(b) < 4 {
 		return 0, false
 	}
-	size := int64(int32(binary.BigEndian.Uint32(b)))
+	size := int64(wire.Int32(b))
 	if c.saslTokens && c.client == d {
 		if _, v := plausibleRequest(c.s.opt.Registry, b, c.s.opt.MaxFrame); v == more {
 			return 0, false
@@ -689,7 +690,7 @@ func (c *conn) hold(d int, frame []byte, ts time.Time) {
 // pairHeld answers the request just read from the held responses.
 func (c *conn) pairHeld(corr int32) {
 	for i, h := range c.held {
-		if int32(binary.BigEndian.Uint32(h.frame[4:])) == corr {
+		if wire.Int32(h.frame[4:]) == corr {
 			c.held = append(c.held[:i], c.held[i+1:]...)
 			c.heldBytes -= len(h.frame)
 			c.response(h.dir, h.frame, true, h.at)
@@ -703,7 +704,7 @@ func (c *conn) releaseHeld(i int) {
 	h := c.held[i]
 	c.held = append(c.held[:i], c.held[i+1:]...)
 	c.heldBytes -= len(h.frame)
-	corr := int32(binary.BigEndian.Uint32(h.frame[4:]))
+	corr := wire.Int32(h.frame[4:])
 	c.s.stats.Unpaired++
 	c.record(&Record{Time: h.at, Kind: Response, Key: -1, CorrelationID: corr, Size: len(h.frame),
 		Err: fmt.Errorf("correlation id %d: no request in the capture", corr)}, h.dir)
@@ -788,7 +789,7 @@ func frameSize(frame []byte) int {
 	if len(frame) < 4 {
 		return len(frame)
 	}
-	return 4 + int(int32(binary.BigEndian.Uint32(frame)))
+	return 4 + int(wire.Int32(frame))
 }
 
 func join(a, b string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -26,7 +27,7 @@ const (
 	apiVersionsAhead = 16
 	// requestHeaderFixed is a request header's fixed part: key, version
 	// and correlation id.
-	requestHeaderFixed  = 8
+	requestHeaderFixed  = wire.RequestHeadLen
 	apiKeySaslHandshake = 17
 	apiKeyAPIVersions   = 18
 )
@@ -87,16 +88,15 @@ func plausibleRequest(reg *messages.Registry, b []byte, maxFrame int) (int, verd
 	if len(b) < 4 {
 		return 0, more
 	}
-	size := int32(binary.BigEndian.Uint32(b))
+	size := wire.Int32(b)
 	if size < requestHeaderFixed || int64(size) > int64(maxFrame) {
 		return 0, no
 	}
 	if len(b) < 4+requestHeaderFixed {
 		return 0, more
 	}
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	version := int16(binary.BigEndian.Uint16(b[6:]))
-	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	head, _ := wire.ConsumeRequestHead(b[4:])
+	key, version, corr := head.APIKey, head.APIVersion, head.CorrelationID
 	r, ok := apiRange(reg, key)
 	if !ok || version < r.min || version > r.max || corr < 0 {
 		return 0, no
@@ -110,7 +110,7 @@ func plausibleRequest(reg *messages.Registry, b []byte, maxFrame int) (int, verd
 	if len(b) < 14 {
 		return 0, more
 	}
-	n := int(int16(binary.BigEndian.Uint16(b[12:])))
+	n := int(wire.Int16(b[12:]))
 	switch {
 	case n == -1:
 		return int(size), yes
