@@ -3,12 +3,12 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
-	"encoding/binary"
 	"net"
 	"time"
 
 	"github.com/kwirelabs/kwire/app/trafficlog"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -174,11 +174,11 @@ func peekClientID(reg *messages.Registry, frame []byte, key, version int16) []by
 	if h, _, _ := reg.HeaderVersions(key, version); key < 0 || h == 0 || len(frame) < 14 {
 		return nil
 	}
-	n := int16(binary.BigEndian.Uint16(frame[12:14]))
-	if n < 0 || len(frame)-14 < int(n) {
+	id, null, n := wire.ConsumeClientID(frame[wire.FrameSizeLen+wire.RequestHeadLen:])
+	if n < 0 || null {
 		return nil
 	}
-	return frame[14 : 14+int(n) : 14+int(n)]
+	return id
 }
 
 // The defaults of Config's bounds, sized for a port the public can
