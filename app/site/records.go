@@ -1,12 +1,12 @@
 package site
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/record"
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // Node types of the records a records field holds; categorize colours by
@@ -51,9 +51,9 @@ func openRecords(n *kwire.LayoutNode, frame []byte) error {
 // an int32 one size-4.
 func openRecordsField(n *kwire.LayoutNode, b []byte) error {
 	prefix, lenType, lenValue := 0, "", ""
-	if u, k := binary.Uvarint(b); k > 0 && int(u) == len(b)-k+1 {
+	if u, k := wire.ConsumeUvarint(b); k > 0 && int64(u) == int64(len(b)-k+1) {
 		prefix, lenType, lenValue = k, "uvarint", fmt.Sprintf("%d (compact, n+1)", u)
-	} else if len(b) >= 4 && int(int32(binary.BigEndian.Uint32(b))) == len(b)-4 {
+	} else if len(b) >= 4 && int(wire.Int32(b)) == len(b)-4 {
 		prefix, lenType, lenValue = 4, "int32", strconv.Itoa(len(b)-4)
 	} else {
 		return nil // null, or a prefix this view cannot place: leave the leaf whole
@@ -99,7 +99,7 @@ func batchNode(i int, b *record.Batch, off int) *kwire.LayoutNode {
 		return n
 	}
 	for j := 0; pos < len(b.Raw); j++ {
-		length, k := binary.Varint(b.Raw[pos:])
+		length, k := wire.ConsumeVarint(b.Raw[pos:])
 		end := pos + k + int(length)
 		if k <= 0 || length < 0 || end > len(b.Raw) {
 			n.Children = append(n.Children, &kwire.LayoutNode{Name: "rest", Type: typeRecord, Value: "bytes that do not read as a record",
@@ -107,7 +107,7 @@ func batchNode(i int, b *record.Batch, off int) *kwire.LayoutNode {
 			break
 		}
 		rec := &kwire.LayoutNode{Name: fmt.Sprintf("Record[%d]", j), Type: typeRecord, Value: fmt.Sprintf("%d bytes", length), Offset: off + pos, Size: end - pos}
-		rec.Children = append(rec.Children, &kwire.LayoutNode{Name: "length", Type: "varint", Value: strconv.FormatInt(length, 10), Offset: off + pos, Size: k})
+		rec.Children = append(rec.Children, &kwire.LayoutNode{Name: "length", Type: "varint", Value: strconv.FormatInt(int64(length), 10), Offset: off + pos, Size: k})
 		if pos+k < end {
 			rec.Children = append(rec.Children, &kwire.LayoutNode{Name: "body", Type: "bytes", Value: "attributes, deltas, key, value, headers",
 				Offset: off + pos + k, Size: end - pos - k})
@@ -123,11 +123,11 @@ func fixedValue(typ string, raw []byte) string {
 	case "int8":
 		return strconv.Itoa(int(int8(raw[0])))
 	case "int16":
-		return strconv.Itoa(int(int16(binary.BigEndian.Uint16(raw))))
+		return strconv.Itoa(int(wire.Int16(raw)))
 	case "int32":
-		return strconv.Itoa(int(int32(binary.BigEndian.Uint32(raw))))
+		return strconv.Itoa(int(wire.Int32(raw)))
 	case "uint32":
-		return fmt.Sprintf("0x%08x", binary.BigEndian.Uint32(raw))
+		return fmt.Sprintf("0x%08x", wire.Uint32(raw))
 	}
-	return strconv.FormatInt(int64(binary.BigEndian.Uint64(raw)), 10)
+	return strconv.FormatInt(wire.Int64(raw), 10)
 }
