@@ -3,13 +3,13 @@
 package wiretest
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // Hex reads hex bytes written for people: the parts are joined, white
@@ -52,5 +52,5 @@ func SameVerdict(t testing.TB, frame []byte, read, trace error) {
 
 // Frame is body behind a size prefix that counts it.
 func Frame(body string) []byte {
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+	return append(wire.AppendInt32(nil, int32(len(body))), body...)
 }

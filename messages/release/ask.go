@@ -1,13 +1,14 @@
 package release
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"syscall"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -15,9 +16,6 @@ import (
 // ApiVersions request, as brokers before 0.10.0 (which have no such API)
 // do; a broker that has it answers every version, if only with an error.
 var ErrNoApiVersions = errors.New("the node closed the connection on ApiVersions: a broker older than 0.10.0, or not Kafka")
-
-// errUnsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
-const errUnsupportedVersion = 35
 
 // maxAnswer bounds an ApiVersions answer: a broker's is well under 1 KiB,
 // so a size prefix past 1 MiB is not one.
@@ -62,7 +60,7 @@ func Ask(conn io.ReadWriter, clientID string) (*messages.ApiVersionsResponse, in
 		// the error code: UNSUPPORTED_VERSION comes as a v0 body whatever
 		// version was asked.
 		readAt := version
-		if len(answer) >= 10 && binary.BigEndian.Uint16(answer[8:]) == errUnsupportedVersion {
+		if len(answer) >= 10 && kerr.Code(wire.Int16(answer[8:])) == kerr.UnsupportedVersion {
 			readAt = 0
 		}
 		resp := messages.NewApiVersionsResponse()
@@ -73,7 +71,7 @@ func Ask(conn io.ReadWriter, clientID string) (*messages.ApiVersionsResponse, in
 		if hdr.CorrelationID != attempt {
 			return nil, 0, fmt.Errorf("release: the ApiVersions answer has correlation id %d, want %d", hdr.CorrelationID, attempt)
 		}
-		if resp.ErrorCode != errUnsupportedVersion {
+		if kerr.Code(resp.ErrorCode) != kerr.UnsupportedVersion {
 			if resp.ErrorCode != 0 {
 				return resp, readAt, fmt.Errorf("release: ApiVersions v%d answered error code %d", readAt, resp.ErrorCode)
 			}
