@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"math"
 
 	"github.com/kwirelabs/kwire/kwire/wire"
@@ -515,11 +514,11 @@ func (d *decodeState) decodeFixed(o *fieldPlan, fp pointer) error {
 		}
 		*fp.uint8() = v
 	case 2:
-		*fp.uint16() = binary.BigEndian.Uint16(b)
+		*fp.uint16() = wire.Uint16(b)
 	case 4:
-		*fp.uint32() = binary.BigEndian.Uint32(b)
+		*fp.uint32() = wire.Uint32(b)
 	case 8:
-		*fp.uint64() = binary.BigEndian.Uint64(b)
+		*fp.uint64() = wire.Uint64(b)
 	default:
 		*fp.uuid() = UUID(b)
 	}
@@ -682,7 +681,7 @@ func (d *decodeState) decodeArray(o *fieldPlan, fp pointer) error {
 		d.int32s = d.int32s[n:]
 		b := d.src[d.off:]
 		for i := range vals {
-			vals[i] = int32(binary.BigEndian.Uint32(b[4*i:]))
+			vals[i] = wire.Int32(b[4*i:])
 		}
 		d.off += 4 * n
 		*pointerOf(h).int32s() = vals

@@ -88,11 +88,11 @@ func appendInstr(b []byte, pl *plan, p pointer, in *instr) ([]byte, error) {
 	fp := p.add(in.off)
 	switch in.code {
 	case cInt32:
-		return binary.BigEndian.AppendUint32(b, *fp.uint32()), nil
+		return wire.AppendUint32(b, *fp.uint32()), nil
 	case cInt16:
-		return binary.BigEndian.AppendUint16(b, *fp.uint16()), nil
+		return wire.AppendUint16(b, *fp.uint16()), nil
 	case cInt64:
-		return binary.BigEndian.AppendUint64(b, *fp.uint64()), nil
+		return wire.AppendUint64(b, *fp.uint64()), nil
 	case cInt8, cBool:
 		return append(b, *fp.uint8()), nil
 	case cUUID:

@@ -1,8 +1,9 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"hash/crc32"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // FillMinimal sets msg (a pointer to a message struct) to the smallest
@@ -25,9 +26,9 @@ func FillMinimal(msg any, version int16) error {
 // CRC-32C over the attributes and everything after them.
 func EmptyRecordBatch() []byte {
 	b := make([]byte, 61)
-	binary.BigEndian.PutUint32(b[8:], 61-12) // batch length: bytes after this field
+	wire.PutInt32(b[8:], 61-12) // batch length: bytes after this field
 	b[16] = 2                                // magic
 	crc := crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli))
-	binary.BigEndian.PutUint32(b[17:], crc)
+	wire.PutInt32(b[17:], int32(crc))
 	return b
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -169,7 +170,7 @@ func (f *fake) answer(frame []byte) ([]byte, bool) {
 		switch {
 		case key == keyApiVersions && f.m.kip511NoVersions:
 			resp := messages.NewApiVersionsResponse()
-			resp.ErrorCode = errUnsupportedVersion
+			resp.ErrorCode = int16(kerr.UnsupportedVersion)
 			out, _ := kwire.AppendResponse(nil, resp, 0, corr)
 			return out, true
 		case key == keyApiVersions:

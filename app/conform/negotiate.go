@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/messages"
 	"github.com/kwirelabs/kwire/messages/release"
 )
@@ -15,8 +16,6 @@ const (
 	keyMetadata     = 3
 	keyCreateTopics = 19
 	keyDeleteTopics = 20
-
-	errUnsupportedVersion = 35
 )
 
 // negotiate opens the main connection and asks what the broker speaks:
@@ -123,7 +122,7 @@ func (r *runner) kip511(offered []kwire.APIVersionRange) {
 	}
 	resp := got.(*messages.ApiVersionsResponse)
 	switch {
-	case resp.ErrorCode != errUnsupportedVersion:
+	case kerr.Code(resp.ErrorCode) != kerr.UnsupportedVersion:
 		res.Verdict, res.Detail = Fail, fmt.Sprintf("asked v%d: error code %d, not UNSUPPORTED_VERSION (35)", ask, resp.ErrorCode)
 	case !listsApiVersions(resp):
 		res.Verdict, res.Detail = Fail, fmt.Sprintf("asked v%d: UNSUPPORTED_VERSION without the broker's ApiVersions range", ask)
