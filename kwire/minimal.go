@@ -27,7 +27,7 @@ func FillMinimal(msg any, version int16) error {
 func EmptyRecordBatch() []byte {
 	b := make([]byte, 61)
 	wire.PutInt32(b[8:], 61-12) // batch length: bytes after this field
-	b[16] = 2                                // magic
+	b[16] = 2                   // magic
 	crc := crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli))
 	wire.PutInt32(b[17:], int32(crc))
 	return b
