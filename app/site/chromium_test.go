@@ -29,6 +29,7 @@ func chromium(t *testing.T, bin, page string, flags ...string) []byte {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir(), "--window-size=1200,1400"}, flags...)
 	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
+	cmd.WaitDelay = 10 * time.Second // a renderer left holding stdout does not hold the test
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), "chromium %v: %s", flags, stderr.String())
