@@ -8,7 +8,7 @@ import "github.com/kwirelabs/kwire/kwire"
 type AuditRequest struct {
 	_           struct{}            `kafka:"api=1001,versions=0-2,flexible=1+,reqheader=0:1/1+:2"`
 	AuditID     kwire.UUID          `kafka:"v=0+"`
-	Actor       *string             `kafka:"v=0+,nullable=1+,default=null"`
+	Actor       *string             `kafka:"v=0+,nullable=1+"`
 	Reason      string              `kafka:"v=0+,default='routine, \"scheduled\"'"`
 	Topics      []AuditRequestTopic `kafka:"v=0+,nullable=1+"`
 	Deadline    int64               `kafka:"v=1+,tag=0,tagged=1+,default=-1"`
