@@ -16,7 +16,7 @@ fi
 count() {
 	out=$(mktemp)
 	# shellcheck disable=SC2086
-	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind $only --callgrind-out-file="$out" "$bin" -test.run '^$' -test.bench "$bench" -test.benchtime "${1}x" -test.count 1 >/dev/null 2>&1
+	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=callgrind $only --callgrind-out-file="$out" "$bin" -test.run '^$' -test.bench "$bench" -test.benchtime "${1}x" -test.count 1 >/dev/null 2>&1
 	grep '^summary:' "$out" | awk '{print $2}'
 	rm -f "$out"
 }
