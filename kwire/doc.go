@@ -29,9 +29,11 @@
 //
 // # Field tags
 //
-//	v=R            versions in which the field is on the wire (required for
-//	               a field to be encoded; a field without a kafka tag is
-//	               not encoded, `kafka:"-"` likewise)
+//	v=R            versions in which the field is on the wire (required;
+//	               `kafka:"-"` keeps an exported field off the wire, and
+//	               an exported field with no kafka tag is ErrInvalidSpec,
+//	               so a forgotten tag cannot drop a field unseen;
+//	               unexported fields are never on the wire)
 //	nullable=R     versions in which null (nil pointer, nil slice, nil
 //	               []byte) is legal
 //	compact        compact lengths in the versions R of compact=R, which

@@ -216,8 +216,12 @@ func parseType(t reflect.Type) *typeInfo {
 			continue
 		}
 		if !ok || tag.Name == "-" {
-			if f.Name == "UnknownTags" && !ok {
+			switch {
+			case f.Name == "UnknownTags" && !ok:
 				return fail(f, keyError("", "type %s: a field named UnknownTags must have type kwire.UnknownTags", f.Type))
+			case f.IsExported() && !ok:
+				// A forgotten tag would otherwise drop the field from the wire unseen.
+				return fail(f, keyError("", "an exported field without a kafka tag is never on the wire: tag it (v=0+), or write kafka:\"-\" to keep it off"))
 			}
 			continue
 		}

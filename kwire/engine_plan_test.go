@@ -56,9 +56,9 @@ type otherTaggedField struct {
 type otherUnknownTags struct{ fields *[]otherTaggedField }
 
 type otherUnknownMsg struct {
-	_       struct{} `kafka:"versions=0,flexible=0+"`
-	N       int32    `kafka:"v=0+"`
-	Unknown otherUnknownTags
+	_       struct{}         `kafka:"versions=0,flexible=0+"`
+	N       int32            `kafka:"v=0+"`
+	Unknown otherUnknownTags `kafka:"-"`
 }
 
 type unknownMsg struct {

@@ -14,7 +14,7 @@ type unaligned struct {
 	F  bool     `kafka:"v=1+"`
 	ID UUID     `kafka:"v=1+"`
 	C  int32    `kafka:"v=0+"`
-	N  [3]int16 // no kafka tag: reset clears it
+	N  [3]int16 `kafka:"-"` // off the wire: reset clears it
 }
 
 // Every store of a reset list is one Go aligns where it is, given the

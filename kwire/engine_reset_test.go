@@ -58,17 +58,17 @@ func TestDecodeIntoUsedMessage(t *testing.T) {
 	}
 }
 
-// A field without a kafka tag is reset too.
+// A field kept off the wire (kafka:"-") is reset too.
 func TestDecodeResetsUntaggedFields(t *testing.T) {
 	type inner struct {
-		A    int32 `kafka:"v=0+"`
-		Note string
+		A    int32  `kafka:"v=0+"`
+		Note string `kafka:"-"`
 	}
 	type msg struct {
 		_     struct{} `kafka:"versions=0"`
 		In    inner    `kafka:"v=0+"`
-		Cache []byte
-		N     int64
+		Cache []byte   `kafka:"-"`
+		N     int64    `kafka:"-"`
 	}
 	m := msg{In: inner{A: 7, Note: "x"}, Cache: []byte{1}, N: 9}
 	if err := kwire.Unmarshal([]byte{0, 0, 0, 5}, &m, 0); err != nil {
@@ -88,17 +88,17 @@ func TestResetStaysInsideTheMessage(t *testing.T) {
 	type msgString struct {
 		_    struct{} `kafka:"versions=0"`
 		A    int32    `kafka:"v=0+"`
-		Note string
+		Note string   `kafka:"-"`
 	}
 	type msgSlice struct {
 		_    struct{} `kafka:"versions=0"`
 		A    int32    `kafka:"v=0+"`
-		Note []byte
+		Note []byte   `kafka:"-"`
 	}
 	type msgAny struct {
 		_    struct{} `kafka:"versions=0"`
 		A    int32    `kafka:"v=0+"`
-		Note any
+		Note any      `kafka:"-"`
 	}
 	keep := new(int)
 	var s struct {

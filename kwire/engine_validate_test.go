@@ -216,6 +216,12 @@ type (
 		_ struct{} `kafka:"versions=0"`
 		_ struct{} `kafka:"versions=0-1"`
 	}
+	// A forgotten tag: Name was never written, and Validate passed.
+	untaggedExported struct {
+		_    struct{} `kafka:"versions=0"`
+		ID   int32    `kafka:"v=0+"`
+		Name string
+	}
 )
 
 // TestValidateNamesEveryMistake runs Validate on one mistake per type and
@@ -274,6 +280,7 @@ func TestValidateNamesEveryMistake(t *testing.T) {
 		{&flexibleEndsEarly{}, `kwire: plan kwire_test.flexibleEndsEarly._: invalid kafka struct tag: key "flexible": flexible=1-2 ends before versions=0-3 does (a message stays flexible from its first flexible version on: write flexible=1+)`},
 		{&nullDefaultNotNullable{}, `kwire: plan kwire_test.nullDefaultNotNullable.Name: invalid kafka struct tag: key "default" at version 0: null, but the field is not nullable in this version (nullable= must hold wherever the field is on the wire)`},
 		{&twoMessageTags{}, `kwire: plan kwire_test.twoMessageTags._: invalid kafka struct tag: a second message tag (one _ field carries api, versions and flexible)`},
+		{&untaggedExported{}, `kwire: plan kwire_test.untaggedExported.Name: invalid kafka struct tag: an exported field without a kafka tag is never on the wire: tag it (v=0+), or write kafka:"-" to keep it off`},
 	}
 	require.GreaterOrEqual(t, len(cases), 20)
 	for _, c := range cases {
