@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"io"
-	"net"
 	"testing"
 	"time"
 
@@ -40,7 +39,7 @@ func TestProxyKafkaLimits(t *testing.T) {
 		up := startUpstream(t)
 		log := &syncBuffer{}
 		p := startProxy(t, Config{Upstream: up.ln.Addr().String(), PastKafkaLimits: past}, log, trafficlog.Options{})
-		c, err := net.Dial("tcp", p.Addr().String())
+		c, err := dialT(t, p.Addr().String())
 		require.NoError(t, err)
 		if past {
 			up.answers <- frameOf(kwire.AppendResponse(nil, &messages.ApiVersionsResponse{}, 3, 1))

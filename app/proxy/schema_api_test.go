@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net"
 	"reflect"
 	"strings"
 	"sync"
@@ -102,7 +101,7 @@ func TestProxyDialect(t *testing.T) {
 	up := startUpstream(t)
 	log := &syncBuffer{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 
@@ -151,7 +150,7 @@ func TestProxyClientInstanceID(t *testing.T) {
 	log := &syncBuffer{}
 	seen := &connSeen{}
 	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Registry: reg, Filters: []Filter{seen}}, log, trafficlog.Options{})
-	c, err := net.Dial("tcp", p.Addr().String())
+	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 

@@ -1,9 +1,7 @@
 package filters_test
 
 import (
-	"net"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,11 +15,9 @@ import (
 // roundTrip sends req at version and reads its answer, within a deadline.
 func roundTrip(t *testing.T, addr string, req any, key, version int16) any {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	require.NoError(t, err)
+	c := dialT(t, addr)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	_, err = c.Write(must(kwire.AppendRequest(nil, req, version, 1, nil)))
+	_, err := c.Write(must(kwire.AppendRequest(nil, req, version, 1, nil)))
 	require.NoError(t, err)
 	f, err := kwire.NewFrameReader(c, 0).Next()
 	require.NoError(t, err)

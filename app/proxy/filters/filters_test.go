@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,9 +71,36 @@ func serve(t *testing.T, upstream string, fs ...proxy.Filter) string {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.ServeListener(ctx, ln); close(done) }()
-	<-p.Ready()
-	t.Cleanup(func() { stop(); <-done })
+	select {
+	case <-p.Ready():
+	case <-done:
+		t.Fatal("the proxy stopped before it was ready")
+	case <-time.After(testDeadline):
+		t.Fatalf("the proxy was not ready after %v", testDeadline)
+	}
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-done:
+		case <-time.After(testDeadline):
+			t.Errorf("the proxy did not stop within %v", testDeadline)
+		}
+	})
 	return ln.Addr().String()
+}
+
+// testDeadline bounds every wait of these tests, so that a proxy that
+// stops answering fails the test instead of hanging it.
+const testDeadline = 20 * time.Second
+
+// dialT connects to addr with every read and write bounded by
+// testDeadline.
+func dialT(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, testDeadline)
+	require.NoError(t, err)
+	c.SetDeadline(time.Now().Add(testDeadline))
+	return c
 }
 
 func batch(t *testing.T, keys ...[]byte) []byte {
@@ -86,10 +114,9 @@ func batch(t *testing.T, keys ...[]byte) []byte {
 }
 
 func produce(t *testing.T, addr string, req *messages.ProduceRequest) *messages.ProduceResponse {
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
+	c := dialT(t, addr)
 	defer c.Close()
-	_, err = c.Write(must(kwire.AppendRequest(nil, req, 9, 1, nil)))
+	_, err := c.Write(must(kwire.AppendRequest(nil, req, 9, 1, nil)))
 	require.NoError(t, err)
 	f, err := kwire.NewFrameReader(c, 0).Next()
 	require.NoError(t, err)
@@ -191,9 +218,8 @@ func TestDenyClosesOnOtherAPIs(t *testing.T) {
 		{"IncrementalAlterConfigs broker named payroll", brokerCfg, 1, true},
 		{"DeleteTopics v6 orders", okDel, 6, true},
 	} {
-		c, err := net.Dial("tcp", addr)
-		require.NoError(t, err)
-		_, err = c.Write(must(kwire.AppendRequest(nil, tc.req, tc.version, 1, nil)))
+		c := dialT(t, addr)
+		_, err := c.Write(must(kwire.AppendRequest(nil, tc.req, tc.version, 1, nil)))
 		require.NoError(t, err)
 		_, err = kwire.NewFrameReader(c, 0).Next()
 		if tc.passes {
