@@ -193,6 +193,26 @@ func TestEveryCheckFires(t *testing.T) {
 					r.Topics[0].Partitions[0].LeaderID = 99
 				}
 			}}},
+		{"replica neither listed nor offline", "metadata-brokers", []int16{keyMetadata}, mutation{
+			answer: func(h kwire.RequestHeader, _, resp any) {
+				if r, ok := resp.(*messages.MetadataResponse); ok && len(r.Topics) > 0 && len(r.Topics[0].Partitions) > 0 {
+					p := &r.Topics[0].Partitions[0]
+					p.ReplicaNodes = append(p.ReplicaNodes, 98)
+				}
+			}}},
+		{"in-sync replica not a listed broker", "metadata-brokers", []int16{keyMetadata}, mutation{
+			answer: func(h kwire.RequestHeader, _, resp any) {
+				if r, ok := resp.(*messages.MetadataResponse); ok && len(r.Topics) > 0 && len(r.Topics[0].Partitions) > 0 {
+					p := &r.Topics[0].Partitions[0]
+					p.IsrNodes = append(p.IsrNodes, 98)
+				}
+			}}},
+		{"controller not a listed broker", "metadata-brokers", []int16{keyMetadata}, mutation{
+			answer: func(h kwire.RequestHeader, _, resp any) {
+				if r, ok := resp.(*messages.MetadataResponse); ok {
+					r.ControllerID = 97
+				}
+			}}},
 		{"coordinator not a listed broker", "coordinator-listed", []int16{keyFindCoordinator}, mutation{
 			answer: func(h kwire.RequestHeader, _, resp any) {
 				if r, ok := resp.(*messages.FindCoordinatorResponse); ok {
@@ -201,6 +221,17 @@ func TestEveryCheckFires(t *testing.T) {
 					}
 					for i := range r.Coordinators {
 						r.Coordinators[i].NodeID = 7
+					}
+				}
+			}}},
+		{"coordinator at another address", "coordinator-listed", []int16{keyFindCoordinator}, mutation{
+			answer: func(h kwire.RequestHeader, _, resp any) {
+				if r, ok := resp.(*messages.FindCoordinatorResponse); ok {
+					if h.APIVersion < 4 {
+						r.Port++
+					}
+					for i := range r.Coordinators {
+						r.Coordinators[i].Port++
 					}
 				}
 			}}},
