@@ -16,14 +16,13 @@ import (
 // answer malformed input with an error answer or by closing the
 // connection, and go on serving a connection opened before it.
 const (
-	checkOrder        = "order"             // pipelined requests are answered in order
-	checkAboveMax     = "version-above-max" // a Metadata above the broker's newest
-	checkCutShort     = "body-cut-short"    // a Metadata whose body ends early
-	checkTrailing     = "trailing-bytes"    // a Metadata with bytes after its body
-	checkSizeLimit    = "size-beyond-limit" // a size prefix past Kafka's default limit
-	checkUnknownTag   = "unknown-tag"       // a tagged field the broker does not know: ignored
-	checkUnknownKey   = "unknown-key"       // an API key no Kafka has
-	checkStillServing = "still-serving"
+	checkOrder      = "order"             // pipelined requests are answered in order
+	checkAboveMax   = "version-above-max" // a Metadata above the broker's newest
+	checkCutShort   = "body-cut-short"    // a Metadata whose body ends early
+	checkTrailing   = "trailing-bytes"    // a Metadata with bytes after its body
+	checkSizeLimit  = "size-beyond-limit" // a size prefix past Kafka's default limit
+	checkUnknownTag = "unknown-tag"       // a tagged field the broker does not know: ignored
+	checkUnknownKey = "unknown-key"       // an API key no Kafka has
 )
 
 // sizeBeyondLimit is one byte past Kafka's default socket.request.max.bytes.
@@ -36,10 +35,6 @@ func (r *runner) robustness() {
 	if r.main != nil {
 		r.main.close() // the robustness checks each dial their own
 		r.main = nil
-	}
-	if _, ok := r.common[keyMetadata]; !ok {
-		r.addBroker(checkOrder, Skip, "the broker offers no Metadata", nil)
-		return
 	}
 	metaAPI, _ := messages.Lookup(keyMetadata)
 	mv := r.common[keyMetadata].MaxVersion
@@ -96,6 +91,12 @@ func (r *runner) robustness() {
 			binary.BigEndian.PutUint16(frame[6:], 0)
 			return r.malformed(c, frame, fmt.Sprintf("API key %d v0", unknownKey))
 		}},
+	}
+	if _, ok := r.common[keyMetadata]; !ok {
+		for _, s := range steps {
+			r.addBroker(s.name, Skip, "the broker offers no Metadata, which every robustness check sends", nil)
+		}
+		return
 	}
 	for _, s := range steps {
 		if r.down != "" {
