@@ -59,6 +59,31 @@ func TestProxyClientMetrics(t *testing.T) {
 	assert.Equal(t, []string{"<nil>", "kgo", "kgo", ""}, counts.ids)
 }
 
+// TestProxyClientMetricsWithoutLog: with metrics and neither log nor
+// filters the proxy decodes few requests (a Metadata not at all), and a
+// KIP-1313 client's later requests, which leave the client id out, still
+// count under the id its first request gave.
+func TestProxyClientMetricsWithoutLog(t *testing.T) {
+	up := startUpstream(t)
+	counts := &clientCounts{}
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, nil, trafficlog.Options{})
+	c, err := dialT(t, p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	kgo, empty := "kgo", ""
+	for i, id := range []*string{nil, &kgo, nil, &empty, nil} {
+		up.answers <- frameOf(kwire.AppendResponse(nil, &messages.MetadataResponse{}, 12, int32(i)))
+		_, err := c.Write(frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, int32(i), id)))
+		require.NoError(t, err)
+		readFrame(t, c)
+	}
+	c.Close()
+	require.NoError(t, p.close())
+	counts.mu.Lock()
+	defer counts.mu.Unlock()
+	assert.Equal(t, []string{"<nil>", "kgo", "kgo", "", "kgo"}, counts.ids)
+}
+
 func TestPeekClientID(t *testing.T) {
 	id := "abc"
 	frame := frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, 1, &id))

@@ -395,7 +395,11 @@ func (c *conn) request(frame []byte) bool {
 		m.Request(key, version, len(frame))
 		if cm, ok := m.(ClientMetrics); ok {
 			id := peekClientID(c.p.cfg.Registry, frame, key, version)
-			if cid := c.info.ClientID(); id == nil && cid != nil {
+			if id != nil {
+				// Kept here too: without a log or filters most requests are
+				// not decoded, so noteClient may never see this one.
+				c.info.keepClientID(id)
+			} else if cid := c.info.ClientID(); cid != nil {
 				id = []byte(*cid) // a KIP-1313 client names itself once: its later requests count under that name
 			}
 			cm.ClientRequest(id)

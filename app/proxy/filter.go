@@ -164,6 +164,17 @@ func (c *Conn) ClientInstanceID() kwire.UUID {
 	return c.instance
 }
 
+// keepClientID keeps id as the connection's client id if it has none
+// yet; id is the frame's, so it is copied.
+func (c *Conn) keepClientID(id []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clientID == nil {
+		s := string(id)
+		c.clientID = &s
+	}
+}
+
 // noteClient keeps the first client id and ClientInstanceId of the
 // connection and returns the ids a request of header h stands for: its
 // own client id, else the connection's, and the connection's instance id.
