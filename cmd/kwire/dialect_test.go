@@ -227,3 +227,29 @@ func TestDecodeKIP1313(t *testing.T) {
 	err := run([]string{"decode", "-schemas", "../../gen/testdata/kip1313", frame}, &out)
 	assert.ErrorContains(t, err, "key 47 is OffsetDelete already")
 }
+
+// TestEncodeKIP1313: kwire encode takes a header v3's ClientInstanceId
+// from a decode -json line (or -client-instance-id), so the fixture's
+// frame decodes and encodes back byte for byte; an id on a version whose
+// header has no place for it is refused, not dropped.
+func TestEncodeKIP1313(t *testing.T) {
+	requireDefaultUnchanged(t)
+	const frame = "0000003d002f000100000009000e6b6970313331332d636c69656e740100100102030405060708090a0b0c0d0e0f10000167000000010001740000000100000003"
+	flags := []string{"-schemas", "../../gen/testdata/kip1313", "-replace", "47"}
+	var line, out bytes.Buffer
+	require.NoError(t, run(append(append([]string{"decode"}, flags...), "-json", frame), &line))
+	require.NoError(t, runEncode(flags, &line, &out))
+	assert.Equal(t, frame, strings.TrimSpace(out.String()), "decode -json, then encode: the same frame")
+
+	out.Reset()
+	body := `{"GroupID":"g","Topics":[{"Name":"t","Partitions":[{"PartitionIndex":3}]}]}`
+	args := append(flags, "-k", "47", "-v", "1", "-corr", "9", "-client", "kip1313-client", "-client-instance-id", "01020304-0506-0708-090a-0b0c0d0e0f10")
+	require.NoError(t, runEncode(args, strings.NewReader(body), &out))
+	assert.Equal(t, frame, strings.TrimSpace(out.String()), "-client-instance-id")
+
+	args = append(flags, "-k", "47", "-v", "0", "-client-instance-id", "01020304-0506-0708-090a-0b0c0d0e0f10")
+	err := runEncode(args, strings.NewReader(body), &out)
+	assert.ErrorContains(t, err, "-client-instance-id: OffsetDelete v0 travels with request header v1; only request header v3 and up carry a ClientInstanceId")
+	err = runEncode([]string{"-k", "47", "-v", "0", "-client-instance-id", "01020304"}, strings.NewReader(body), &out)
+	assert.ErrorContains(t, err, "client-instance-id")
+}

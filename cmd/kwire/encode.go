@@ -66,6 +66,23 @@ func (f *clientIDFlag) String() string {
 
 func (f *clientIDFlag) Set(s string) error { f.id = &s; return nil }
 
+// instanceFlag is -client-instance-id: a request header v3's
+// ClientInstanceId (KIP-1313), zero when not given.
+type instanceFlag struct{ id kwire.UUID }
+
+func (f *instanceFlag) String() string {
+	if f.id == (kwire.UUID{}) {
+		return ""
+	}
+	return f.id.String()
+}
+
+func (f *instanceFlag) Set(s string) error {
+	id, err := kwire.ParseUUID(s)
+	f.id = id
+	return err
+}
+
 // messageFlags are what encode and send share: which message, at which
 // version, in which frame.
 type messageFlags struct {
@@ -74,6 +91,7 @@ type messageFlags struct {
 	response bool
 	corr     int
 	client   clientIDFlag
+	instance instanceFlag
 	// negotiate, when set, picks the version when neither -v nor the
 	// input gives one.
 	negotiate func(api messages.API) (int16, error)
@@ -84,6 +102,7 @@ func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
 	fs.IntVar(&m.version, "v", -1, "the message's version")
 	fs.IntVar(&m.corr, "corr", 0, "the frame's correlation id")
 	fs.Var(&m.client, "client", "the request header's client id (default: null)")
+	fs.Var(&m.instance, "client-instance-id", "UUID: the request header's ClientInstanceId (KIP-1313: header v3 and up, as the API's header table says)")
 	if responses {
 		fs.BoolVar(&m.response, "response", false, "the message is a response")
 	}
@@ -91,8 +110,8 @@ func (m *messageFlags) register(fs *flag.FlagSet, responses bool) {
 
 // readMessage reads the JSON on input: a message body as pretty.JSON
 // writes it, or a whole line of `kwire decode -json` (or of the proxy's
-// -json log), whose dir, key, version, correlation_id and client_id stand
-// in for flags not given; the API is looked up in reg. It returns the
+// -json log), whose dir, key, version, correlation_id, client_id and
+// client_instance_id stand in for flags not given; the API is looked up in reg. It returns the
 // message, ready to encode. A line
 // whose secrets decode left out ("redacted") is refused: its body is no
 // longer the frame it came from.
@@ -106,6 +125,7 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, reg *messages.Registry, inp
 		Version       *int16          `json:"version"`
 		CorrelationID *int32          `json:"correlation_id"`
 		ClientID      *string         `json:"client_id"`
+		Instance      *string         `json:"client_instance_id"`
 		Redacted      []string        `json:"redacted"`
 		Body          json.RawMessage `json:"body"`
 	}
@@ -129,6 +149,11 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, reg *messages.Registry, inp
 		}
 		if !given["client"] && line.ClientID != nil {
 			m.client.id = line.ClientID
+		}
+		if !given["client-instance-id"] && line.Instance != nil {
+			if err := m.instance.Set(*line.Instance); err != nil {
+				return nil, fmt.Errorf("%s: the line's client_instance_id: %v", fs.Name(), err)
+			}
 		}
 	}
 	if !m.api.set {
@@ -158,7 +183,26 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, reg *messages.Registry, inp
 	if err := pretty.ParseJSON(body, msg, int16(m.version)); err != nil {
 		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 	}
+	if m.instance.id != (kwire.UUID{}) {
+		// Only header v3 carries the id: refused rather than left out.
+		info, err := kwire.MessageInfoOf(msg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+		}
+		if h := info.RequestHeaders.At(int16(m.version)); m.response || h < 3 {
+			return nil, fmt.Errorf("%s: -client-instance-id: %s v%d travels with %s; only request header v3 and up carry a ClientInstanceId",
+				fs.Name(), api.Name, m.version, headerName(m.response, h, info.ResponseHeaders.At(int16(m.version))))
+		}
+	}
 	return msg, nil
+}
+
+// headerName names the header a message travels with.
+func headerName(response bool, request, resp int16) string {
+	if response {
+		return fmt.Sprintf("response header v%d", resp)
+	}
+	return fmt.Sprintf("request header v%d", request)
 }
 
 // frame is msg in a frame: size prefix, header, body.
@@ -166,7 +210,8 @@ func (m *messageFlags) frame(msg any) ([]byte, error) {
 	if m.response {
 		return kwire.AppendResponse(nil, msg, int16(m.version), int32(m.corr))
 	}
-	return kwire.AppendRequest(nil, msg, int16(m.version), int32(m.corr), m.client.id)
+	return kwire.AppendRequestWithHeader(nil, kwire.RequestHeader{APIVersion: int16(m.version), CorrelationID: int32(m.corr),
+		ClientID: m.client.id, ClientInstanceID: m.instance.id}, msg)
 }
 
 // runEncode turns JSON into a frame: `kwire encode -k KEY -v V [-response]
