@@ -1,67 +1,44 @@
 package record
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "github.com/kwirelabs/kwire/kwire/wire"
 
-// Kafka's varint and varlong are zig-zag encoded base-128 integers, the same
-// encoding as protobuf's sint32/sint64, which encoding/binary's Varint
-// functions implement. What binary does not check is the 5-byte cap on an
-// int32 varint, so readVarint adds it.
+// Kafka's varint and varlong are zig-zag encoded base-128 integers, read
+// and written through kwire/wire, the one spelling of the protocol's
+// forms. The readers here keep the record package's convention for the
+// count: n == 0 means b ended first, n < 0 that the varint is too long or
+// does not fit its type.
 
-const (
-	maxVarintLen  = 5
-	maxVarlongLen = binary.MaxVarintLen64
-)
-
-// readVarint decodes an int32 varint from b. n is the number of bytes read;
-// n == 0 means b ended first, n < 0 that the varint is too long or does not
-// fit an int32. Most varints in a batch are one byte, hence the loop of its
-// own rather than binary.Varint.
+// readVarint decodes an int32 varint from b.
 func readVarint(b []byte) (v int32, n int) {
-	var u uint64
-	for i := range maxVarintLen {
-		if i == len(b) {
-			return 0, 0
-		}
-		c := b[i]
-		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			if u > math.MaxUint32 {
-				return 0, -1
-			}
-			return unzigzag32(uint32(u)), i + 1
-		}
-	}
-	return 0, -1
+	v, n = wire.ConsumeVarint(b)
+	return v, varintCount(n)
 }
-
-func unzigzag32(u uint32) int32 { return int32(u>>1) ^ -int32(u&1) }
 
 // readVarlong decodes an int64 varlong from b, with readVarint's n.
 func readVarlong(b []byte) (v int64, n int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return int64(unzigzag32(uint32(b[0]))), 1
-	}
-	return binary.Varint(b)
+	v, n = wire.ConsumeVarlong(b)
+	return v, varintCount(n)
 }
 
-func appendVarint(dst []byte, v int32) []byte { return binary.AppendVarint(dst, int64(v)) }
+// varintCount turns wire's count (negative: an error, ErrTruncated or
+// another) into readVarint's.
+func varintCount(n int) int {
+	if n >= 0 {
+		return n
+	}
+	if wire.ParseError(n) == wire.ErrTruncated {
+		return 0
+	}
+	return -1
+}
 
-func appendVarlong(dst []byte, v int64) []byte { return binary.AppendVarint(dst, v) }
+func appendVarint(dst []byte, v int32) []byte { return wire.AppendVarint(dst, v) }
+
+func appendVarlong(dst []byte, v int64) []byte { return wire.AppendVarlong(dst, v) }
 
 // sizeVarlong is the encoded size of v; it serves int32 varints too, whose
 // zig-zag form is the same number.
-func sizeVarlong(v int64) int {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
-}
+func sizeVarlong(v int64) int { return wire.SizeVarlong(v) }
 
 // The fast path of record parsing reads fields at a position p of a slice
 // and returns the position after, or -1 for a failure, which every later
@@ -75,15 +52,15 @@ func varintAt(b []byte, p int) (int32, int) {
 		return 0, -1
 	}
 	if c := b[p]; c < 0x80 {
-		return unzigzag32(uint32(c)), p + 1
+		return wire.UnZigZag32(uint32(c)), p + 1
 	} else if p+1 < len(b) && b[p+1] < 0x80 {
-		return unzigzag32(uint32(c&0x7f) | uint32(b[p+1])<<7), p + 2
+		return wire.UnZigZag32(uint32(c&0x7f) | uint32(b[p+1])<<7), p + 2
 	}
-	v, n := readVarint(b[p:])
+	u, n := wire.ConsumeUvarint(b[p:])
 	if n <= 0 {
 		return 0, -1
 	}
-	return v, p + n
+	return wire.UnZigZag32(u), p + n
 }
 
 // varlongAt reads the int64 varlong at b[p:].
@@ -92,15 +69,15 @@ func varlongAt(b []byte, p int) (int64, int) {
 		return 0, -1
 	}
 	if c := b[p]; c < 0x80 {
-		return int64(unzigzag32(uint32(c))), p + 1
+		return int64(wire.UnZigZag32(uint32(c))), p + 1
 	} else if p+1 < len(b) && b[p+1] < 0x80 {
-		return int64(unzigzag32(uint32(c&0x7f) | uint32(b[p+1])<<7)), p + 2
+		return int64(wire.UnZigZag32(uint32(c&0x7f) | uint32(b[p+1])<<7)), p + 2
 	}
-	v, n := readVarlong(b[p:])
+	u, n := wire.ConsumeUvarint64(b[p:])
 	if n <= 0 {
 		return 0, -1
 	}
-	return v, p + n
+	return wire.UnZigZag64(u), p + n
 }
 
 // varBytesAt reads varint-length-prefixed bytes at b[p:]: nil for null
