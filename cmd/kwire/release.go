@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,6 +93,8 @@ func runProbe(args []string, out io.Writer) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "give up after this long")
 	clientID := fs.String("client-id", "kwire-probe", "the request's client id")
 	all := fs.Bool("apis", false, "also print every API the node offers")
+	var schemas schemaFlags
+	schemas.register(fs, "name")
 	var tlsFlags tlsClientFlags
 	tlsFlags.register(fs, "tls", "tls-", "the node")
 	tlsFlags.registerInsecure(fs, "the node")
@@ -99,7 +102,11 @@ func runProbe(args []string, out io.Writer) error {
 		return err
 	}
 	if *addr == "" || fs.NArg() > 0 {
-		return fmt.Errorf("probe: usage: kwire probe -b HOST:PORT [-tls [-tls-ca FILE | -tls-insecure]] [-timeout D] [-apis]")
+		return fmt.Errorf("probe: usage: kwire probe -b HOST:PORT [-tls [-tls-ca FILE | -tls-insecure]] [-timeout D] [-apis] [-schemas DIR [-replace KEY]]")
+	}
+	reg, err := schemas.registry(os.Stderr)
+	if err != nil {
+		return fmt.Errorf("probe: %v", err)
 	}
 	tlsConfig, err := tlsFlags.config()
 	if err != nil {
@@ -114,7 +121,7 @@ func runProbe(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("probe %s: %w", *addr, err)
 	}
-	m := release.Guess(resp)
+	m := release.GuessIgnoring(resp, vendorKeys(reg))
 	fmt.Fprintf(out, "%s answered ApiVersions v%d: %d APIs", *addr, version, len(resp.ApiKeys))
 	for _, f := range resp.SupportedFeatures {
 		if f.Name == "metadata.version" {
@@ -141,6 +148,14 @@ func runProbe(args []string, out io.Writer) error {
 	if m.MetadataVersion != "" {
 		fmt.Fprintf(out, "; metadata.version %s", m.MetadataVersion)
 	}
+	for _, k := range m.Ignored {
+		now, _ := reg.Lookup(k)
+		how := "-schemas"
+		if _, replaced := reg.Replaced(k); replaced {
+			how = "-replace"
+		}
+		fmt.Fprintf(out, "; key %d (%s, %s) left out", k, now.Name, how)
+	}
 	fmt.Fprintln(out)
 	if len(m.Differences) > 0 {
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -157,7 +172,7 @@ func runProbe(args []string, out io.Writer) error {
 		fmt.Fprintln(w, "KEY\tNAME\tVERSIONS")
 		for _, a := range resp.Versions() {
 			name := fmt.Sprintf("key %d", a.APIKey)
-			if api, ok := messages.Lookup(a.APIKey); ok {
+			if api, ok := reg.Lookup(a.APIKey); ok {
 				name = api.Name
 			}
 			fmt.Fprintf(w, "%d\t%s\t%s\n", a.APIKey, name, release.RangeString(a))
@@ -165,6 +180,22 @@ func runProbe(args []string, out io.Writer) error {
 		return w.Flush()
 	}
 	return nil
+}
+
+// vendorKeys are the keys of reg's APIs that -schemas added or gave to
+// another API (-replace), ascending. Their versions say nothing of the
+// Apache release underneath: compared, a vendor's key would read as the
+// Apache API at that key, or as one Kafka has yet to add.
+func vendorKeys(reg *messages.Registry) []int16 {
+	var keys []int16
+	for _, a := range reg.APIs() {
+		_, replaced := reg.Replaced(a.Key)
+		if _, apache := messages.Lookup(a.Key); replaced || !apache {
+			keys = append(keys, a.Key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // applyAsKafka makes the proxy offer what a Kafka release offers

@@ -291,3 +291,26 @@ func askThroughAsKafka(t *testing.T, upstream release.Release, asKafka string) *
 	}
 	return resp
 }
+
+// TestProbeDialect: an Inkless-shaped broker (Kafka 4.1's table plus
+// DisklessCommit at key 93 and DescribeMirrors at 99) looks like a later
+// release to a plain probe, which reads 93 as Apache's
+// StreamsGroupTopologyDescriptionUpdate and 99 as a key 4.1 lacks; with
+// -schemas and -replace 93 both vendor keys are left out and the broker
+// is 4.1, and -apis names them.
+func TestProbeDialect(t *testing.T) {
+	requireDefaultUnchanged(t)
+	r, err := release.ByName("4.1")
+	require.NoError(t, err)
+	table := append(slices.Clone(r.APIs), kwire.APIVersionRange{APIKey: 93}, kwire.APIVersionRange{APIKey: 99})
+	addr := serveApiVersions(t, table, nil)
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"probe", "-b", addr}, &out))
+	assert.NotContains(t, out.String(), "looks like Kafka 4.1 ")
+	out.Reset()
+	require.NoError(t, run([]string{"probe", "-b", addr, "-apis", "-schemas", dialectDir + "inkless", "-replace", "93"}, &out))
+	assert.Contains(t, out.String(), "looks like Kafka 4.1 (KRaft broker); key 93 (DisklessCommit, -replace) left out; key 99 (DescribeMirrors, -schemas) left out\n")
+	assert.Regexp(t, `(?m)^93 +DisklessCommit +0$`, out.String())
+	assert.Regexp(t, `(?m)^99 +DescribeMirrors +0$`, out.String())
+	assert.ErrorContains(t, run([]string{"probe", "-b", addr, "-schemas", dialectDir + "inkless"}, &out), "key 93 is StreamsGroupTopologyDescriptionUpdate already")
+}
