@@ -16,6 +16,11 @@ type tracer struct {
 	root    *LayoutNode
 	stack   []*LayoutNode // the containers being read, innermost last
 	version int16
+	// inHeaderV3 is set while a request header v3's tagged fields are
+	// read, whose ClientInstanceIDTag is a UUID the header names; tag is
+	// the tagged field being read.
+	inHeaderV3 bool
+	tag        uint32
 }
 
 // start opens the tree of frame, a message of plan pl at version, and
@@ -152,6 +157,7 @@ func (t *tracer) tagSection(count uint32, start, end int) {
 // taggedField opens the node of a tagged field whose tag and size were
 // read from start to at, its value ending at end.
 func (t *tracer) taggedField(tag uint32, start, at, end int) {
+	t.tag = tag
 	t.open(fmt.Sprintf("tag %d", tag), "tagged field", start)
 	t.leaf("tag+size", "uvarint,uvarint", fmt.Sprintf("%d, %d", tag, end-at), start, at)
 }
@@ -159,6 +165,10 @@ func (t *tracer) taggedField(tag uint32, start, at, end int) {
 // unknownTag records the value of a tagged field the struct does not
 // declare, the bytes b at start.
 func (t *tracer) unknownTag(b []byte, start int) {
+	if t.inHeaderV3 && t.tag == ClientInstanceIDTag && len(b) == len(UUID{}) {
+		t.leaf("client_instance_id", "uuid", UUID(b).String(), start, start+len(b))
+		return
+	}
 	t.leaf("unknown", "bytes", fmt.Sprintf("%x", b), start, start+len(b))
 }
 

@@ -196,6 +196,25 @@ func TestRequestHeaderV3(t *testing.T) {
 	assert.Equal(t, []kwire.TaggedField{{Tag: 5, Data: []byte{1}}}, got.UnknownTags.Fields())
 }
 
+// TestTraceRequestHeaderV3: the layout tree of a header v3 names the
+// ClientInstanceId it carries (a UUID), as decode shows it, rather than
+// as an unknown tag's bytes; another tag there stays unknown bytes.
+func TestTraceRequestHeaderV3(t *testing.T) {
+	client := "app"
+	id := kwire.UUID{0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf, 0xb0}
+	h := kwire.RequestHeader{APIVersion: 1, CorrelationID: 42, ClientID: &client, ClientInstanceID: id,
+		UnknownTags: kwire.NewUnknownTags(kwire.TaggedField{Tag: 5, Data: []byte{1}})}
+	frame, err := kwire.AppendRequestWithHeader(nil, h, &onHeaderV3{N: 7})
+	require.NoError(t, err)
+	root, err := kwire.TraceRequest(frame, func(int16, int16) (any, error) { return &onHeaderV3{}, nil })
+	require.NoError(t, err)
+	tree := root.Format()
+	assert.Contains(t, tree, "RequestHeader v3 ")
+	assert.Contains(t, tree, "+-- tag 0 tagged field [0x0012, 18B]\n")
+	assert.Contains(t, tree, "client_instance_id uuid = a1a2a3a4-a5a6-a7a8-a9aa-abacadaeafb0 [0x0014, 16B]\n")
+	assert.Contains(t, tree, "unknown bytes = 01 [")
+}
+
 // TestTrackerKeepsTheConnectionsClientIDs: a KIP-1313 client sends its
 // client id and ClientInstanceId on the first request only; the tracker
 // hands both back with every later request's response.

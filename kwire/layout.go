@@ -113,9 +113,11 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 		}
 	}
 	if h.Version >= 2 {
+		t.inHeaderV3 = h.Version >= requestHeaderWithInsID
 		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
 			return nil, headerError("RequestHeader", shiftOffset(err, -4))
 		}
+		t.inHeaderV3 = false
 	}
 	t.close(d.off)
 	return t.finish(d, pl)
