@@ -230,8 +230,8 @@ func TestDecodeKIP1313(t *testing.T) {
 
 // TestEncodeKIP1313: kwire encode takes a header v3's ClientInstanceId
 // from a decode -json line (or -client-instance-id), so the fixture's
-// frame decodes and encodes back byte for byte; an id on a version whose
-// header has no place for it is refused, not dropped.
+// frame decodes and encodes back byte for byte; an id (or -client) on a
+// version whose header has no place for it is refused, not dropped.
 func TestEncodeKIP1313(t *testing.T) {
 	requireDefaultUnchanged(t)
 	const frame = "0000003d002f000100000009000e6b6970313331332d636c69656e740100100102030405060708090a0b0c0d0e0f10000167000000010001740000000100000003"
@@ -252,4 +252,11 @@ func TestEncodeKIP1313(t *testing.T) {
 	assert.ErrorContains(t, err, "-client-instance-id: OffsetDelete v0 travels with request header v1; only request header v3 and up carry a ClientInstanceId")
 	err = runEncode([]string{"-k", "47", "-v", "0", "-client-instance-id", "01020304"}, strings.NewReader(body), &out)
 	assert.ErrorContains(t, err, "client-instance-id")
+
+	// Likewise a client id where the header has none (header v0).
+	err = runEncode([]string{"-k", "ControlledShutdown", "-v", "0", "-client", "app"}, strings.NewReader(`{"BrokerID": 1}`), &out)
+	assert.ErrorContains(t, err, "-client: ControlledShutdown v0 travels with request header v0, which has no client id")
+	out.Reset()
+	require.NoError(t, runEncode([]string{"-k", "ControlledShutdown", "-v", "0"}, strings.NewReader(`{"BrokerID": 1}`), &out))
+	assert.Equal(t, "0000000c0007000000000000"+"00000001", strings.TrimSpace(out.String()))
 }

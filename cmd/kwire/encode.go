@@ -183,15 +183,19 @@ func (m *messageFlags) readMessage(fs *flag.FlagSet, reg *messages.Registry, inp
 	if err := pretty.ParseJSON(body, msg, int16(m.version)); err != nil {
 		return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	if m.instance.id != (kwire.UUID{}) {
-		// Only header v3 carries the id: refused rather than left out.
+	// An id the header has no place for is refused rather than left out.
+	if m.instance.id != (kwire.UUID{}) || (given["client"] && !m.response) {
 		info, err := kwire.MessageInfoOf(msg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 		}
-		if h := info.RequestHeaders.At(int16(m.version)); m.response || h < 3 {
+		h, rh := info.RequestHeaders.At(int16(m.version)), info.ResponseHeaders.At(int16(m.version))
+		if m.instance.id != (kwire.UUID{}) && (m.response || h < 3) {
 			return nil, fmt.Errorf("%s: -client-instance-id: %s v%d travels with %s; only request header v3 and up carry a ClientInstanceId",
-				fs.Name(), api.Name, m.version, headerName(m.response, h, info.ResponseHeaders.At(int16(m.version))))
+				fs.Name(), api.Name, m.version, headerName(m.response, h, rh))
+		}
+		if given["client"] && !m.response && h == 0 {
+			return nil, fmt.Errorf("%s: -client: %s v%d travels with request header v0, which has no client id", fs.Name(), api.Name, m.version)
 		}
 	}
 	return msg, nil
