@@ -3,8 +3,10 @@ package conform
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
+	"net"
 	"os"
 	"slices"
 	"sort"
@@ -15,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kwirelabs/kwire/app/saslclient"
+	"github.com/kwirelabs/kwire/app/testcerts"
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
@@ -381,4 +385,48 @@ func TestUnreachable(t *testing.T) {
 	f.crash()
 	_, err := Run(context.Background(), addr, Options{Timeout: time.Second})
 	assert.ErrorIs(t, err, ErrUnreachable)
+}
+
+// TestOverTLSAndSASL: with Options.TLS and Options.SASL every connection
+// of a run (the robustness checks' and the health checks' too) speaks
+// TLS, verified against the CA given for the host dialled, and logs in
+// with SASL PLAIN before its first request: the conforming fake behind
+// both, which closes a connection that skips the login, passes every
+// check. Wrong credentials make the broker unreachable.
+func TestOverTLSAndSASL(t *testing.T) {
+	t.Parallel()
+	ca, err := testcerts.NewCA("kwire-conform-test-ca")
+	require.NoError(t, err)
+	leaf, err := ca.Server("broker", "127.0.0.1")
+	require.NoError(t, err)
+	cert, err := leaf.TLS()
+	require.NoError(t, err)
+	wrap := func(ln net.Listener) net.Listener {
+		return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
+	}
+	f := startFakeWith(t, mutation{}, wrap, "\x00conform\x00s3cret")
+	opts := Options{N: 2, Seed: 7, Timeout: 2 * time.Second, TLS: &tls.Config{RootCAs: ca.Pool()},
+		SASL: &saslclient.Credentials{Mechanism: "PLAIN", User: "conform", Password: "s3cret"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, f.addr(), opts)
+	require.NoError(t, err)
+	require.Empty(t, failedChecks(rep), dump(rep))
+	assert.Zero(t, rep.Count(Skip), dump(rep))
+	var passed []string
+	for _, r := range rep.Results {
+		if r.Verdict == Pass && !slices.Contains(passed, r.Check) {
+			passed = append(passed, r.Check)
+		}
+	}
+	for _, c := range []string{"kip-511", checkOrder, checkAboveMax, checkCutShort, checkTrailing, checkSizeLimit, checkUnknownTag, checkUnknownKey, "partitions-answered"} {
+		assert.Contains(t, passed, c)
+	}
+
+	opts.SASL = &saslclient.Credentials{Mechanism: "PLAIN", User: "conform", Password: "wrong"}
+	_, err = Run(ctx, f.addr(), opts)
+	assert.ErrorIs(t, err, ErrUnreachable)
+	opts.SASL, opts.TLS = nil, nil
+	_, err = Run(ctx, f.addr(), opts)
+	assert.ErrorIs(t, err, ErrUnreachable, "plaintext to a TLS listener")
 }

@@ -26,6 +26,10 @@ type fake struct {
 	host string
 	port int32
 	m    mutation
+	// login, when set, are the PLAIN auth bytes a connection must send
+	// (SaslHandshake, then SaslAuthenticate) before any request but
+	// ApiVersions.
+	login string
 
 	mu      sync.Mutex
 	conns   []net.Conn
@@ -63,14 +67,21 @@ var offered = map[int16]kwire.APIVersionRange{
 
 const sizeLimit = 100 << 20
 
-func startFake(t *testing.T, m mutation) *fake {
+func startFake(t *testing.T, m mutation) *fake { return startFakeWith(t, m, nil, "") }
+
+// startFakeWith is startFake with the listener wrapped (TLS) and, when
+// login is set, SASL PLAIN required.
+func startFakeWith(t *testing.T, m mutation, wrap func(net.Listener) net.Listener, login string) *fake {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	p, _ := strconv.Atoi(port)
-	f := &fake{t: t, ln: ln, host: host, port: int32(p), m: m}
+	if wrap != nil {
+		ln = wrap(ln)
+	}
+	f := &fake{t: t, ln: ln, host: host, port: int32(p), m: m, login: login}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -110,6 +121,7 @@ func (f *fake) serve(c net.Conn) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	var held []byte // a reordered answer waiting for the next
+	authed := f.login == ""
 	for {
 		var size [4]byte
 		if _, err := io.ReadFull(br, size[:]); err != nil {
@@ -126,6 +138,19 @@ func (f *fake) serve(c net.Conn) {
 		copy(frame, size[:])
 		if _, err := io.ReadFull(br, frame[4:]); err != nil {
 			return
+		}
+		if !authed {
+			out, done, ok := f.authenticate(frame)
+			if !ok {
+				return
+			}
+			authed = done
+			if out != nil {
+				if _, err := c.Write(out); err != nil {
+					return
+				}
+				continue
+			}
 		}
 		out, ok := f.answer(frame)
 		if !ok {
@@ -153,6 +178,40 @@ func (f *fake) serve(c net.Conn) {
 			held = nil
 		}
 	}
+}
+
+// authenticate answers a SASL PLAIN login's frames: the answer to send
+// (nil: frame is an ApiVersions, for answer), whether the login is done,
+// and !ok to close the connection, as Kafka closes one that skips the
+// login or fails it.
+func (f *fake) authenticate(frame []byte) (out []byte, done, ok bool) {
+	key, _, _, err := kwire.PeekRequest(frame)
+	if err != nil {
+		return nil, false, false
+	}
+	if key == keyApiVersions {
+		return nil, false, true
+	}
+	h, req, err := messages.ReadRequest(frame)
+	if err != nil {
+		return nil, false, false
+	}
+	var resp any
+	switch q := req.(type) {
+	case *messages.SaslHandshakeRequest:
+		r := messages.NewSaslHandshakeResponse()
+		r.Mechanisms = []string{"PLAIN"}
+		resp = r
+	case *messages.SaslAuthenticateRequest:
+		if string(q.AuthBytes) != f.login {
+			return nil, false, false
+		}
+		resp, done = messages.NewSaslAuthenticateResponse(), true
+	default:
+		return nil, false, false
+	}
+	out, err = kwire.AppendResponse(nil, resp, h.APIVersion, h.CorrelationID)
+	return out, done, err == nil
 }
 
 // answer is the fake's answer to frame: the frame to send (nil: none),
