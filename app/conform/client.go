@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/saslclient"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // maxAnswer bounds the frame a check accepts: a broker's answer to the
@@ -88,6 +89,31 @@ func (c *client) request(msg any, version int16) ([]byte, int32, error) {
 	id := c.id
 	frame, err := kwire.AppendRequest(nil, msg, version, corr, &id)
 	return frame, corr, err
+}
+
+// requestHead is the head of frame, a request's size prefix and body.
+func requestHead(frame []byte) wire.RequestHead {
+	h, _ := wire.ConsumeRequestHead(frame[wire.FrameSizeLen:])
+	return h
+}
+
+// setHead rewrites the API key and version of frame, a request, keeping
+// its correlation id: a request the broker must refuse.
+func setHead(frame []byte, key, version int16) {
+	h := requestHead(frame)
+	h.APIKey, h.APIVersion = key, version
+	wire.PutRequestHead(frame[wire.FrameSizeLen:], h)
+}
+
+// responseCorr is the correlation id of frame, a response's size prefix
+// and body; 0, which nextCorr never gives, when frame is too short to
+// hold one.
+func responseCorr(frame []byte) int32 {
+	if len(frame) < wire.FrameSizeLen {
+		return 0
+	}
+	corr, _ := wire.ConsumeResponseCorrelationID(frame[wire.FrameSizeLen:])
+	return corr
 }
 
 // write sends raw bytes within the timeout.

@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -105,7 +104,7 @@ func (r *runner) kip511(offered []kwire.APIVersionRange) {
 		r.add(res)
 		return
 	}
-	binary.BigEndian.PutUint16(frame[6:], uint16(ask))
+	setHead(frame, keyApiVersions, ask)
 	if err := c.write(frame); err != nil {
 		res.Verdict, res.Detail = Fail, "write: "+err.Error()
 		r.add(res)

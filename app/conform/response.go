@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -66,7 +66,7 @@ func (r *runner) judgeWith(checks []Check, api messages.API, version int16, req 
 	if len(frame) < 8 {
 		return nil, []failure{{checkDecode, fmt.Sprintf("a %d-byte frame holds no correlation id", len(frame)), len(frame)}}
 	}
-	if got := int32(binary.BigEndian.Uint32(frame[4:8])); got != corr {
+	if got := responseCorr(frame); got != corr {
 		return nil, []failure{{checkCorrelation, fmt.Sprintf("correlation id %d, the request's %d", got, corr), 4}}
 	}
 	resp := api.NewResponse()
@@ -218,7 +218,7 @@ func layout(api messages.API, version int16, frame []byte, at int) string {
 		// The part before the departure, as a frame of its own, often
 		// decodes (trailing bytes): show its tree.
 		head := append([]byte(nil), frame[:at]...)
-		binary.BigEndian.PutUint32(head, uint32(at-4))
+		wire.FinishFrame(head, 0)
 		tree, _ = kwire.TraceResponse(head, api.NewResponse(), version)
 	}
 	if tree != nil {

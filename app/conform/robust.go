@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -58,19 +58,19 @@ func (r *runner) robustness() {
 					offered = o.MaxVersion
 				}
 			}
-			binary.BigEndian.PutUint16(frame[6:], uint16(offered+1))
+			setHead(frame, keyMetadata, offered+1)
 			return r.malformed(c, frame, fmt.Sprintf("Metadata v%d (the broker offers up to v%d)", offered+1, offered))
 		}},
 		{checkCutShort, func(c *client) (Verdict, string, []byte) {
 			frame, _, _ := c.request(metadata(), mv)
 			cut := frame[:len(frame)-len(frame[12:])/2]
-			binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
+			wire.FinishFrame(cut, 0)
 			return r.malformed(c, cut, fmt.Sprintf("a Metadata v%d frame of %d bytes cut to %d", mv, len(frame), len(cut)))
 		}},
 		{checkTrailing, func(c *client) (Verdict, string, []byte) {
 			frame, corr, _ := c.request(metadata(), mv)
 			long := append(frame, 0xde, 0xad, 0xbe, 0xef)
-			binary.BigEndian.PutUint32(long, uint32(len(long)-4))
+			wire.FinishFrame(long, 0)
 			v, detail, answer := r.malformed(c, long, fmt.Sprintf("a Metadata v%d with 4 bytes after its body", mv))
 			if v == Pass && answer != nil {
 				// An answer must still be a conforming one.
@@ -82,13 +82,12 @@ func (r *runner) robustness() {
 		}},
 		{checkSizeLimit, func(c *client) (Verdict, string, []byte) {
 			frame, _, _ := c.request(metadata(), mv)
-			binary.BigEndian.PutUint32(frame, sizeBeyondLimit)
+			wire.PutInt32(frame, sizeBeyondLimit)
 			return r.malformed(c, frame, fmt.Sprintf("a size prefix of %d (Kafka's default socket.request.max.bytes is %d)", sizeBeyondLimit, sizeBeyondLimit-1))
 		}},
 		{checkUnknownKey, func(c *client) (Verdict, string, []byte) {
 			frame, _, _ := c.request(metadata(), mv)
-			binary.BigEndian.PutUint16(frame[4:], unknownKey)
-			binary.BigEndian.PutUint16(frame[6:], 0)
+			setHead(frame, unknownKey, 0)
 			return r.malformed(c, frame, fmt.Sprintf("API key %d v0", unknownKey))
 		}},
 	}
@@ -144,13 +143,13 @@ func (r *runner) addBroker(check string, v Verdict, detail string, answer []byte
 // answer with frame's correlation id (an error answer) or the
 // connection's close; what it does is the detail.
 func (r *runner) malformed(c *client, frame []byte, what string) (Verdict, string, []byte) {
-	corr := int32(binary.BigEndian.Uint32(frame[8:]))
+	corr := requestHead(frame).CorrelationID
 	if err := c.write(frame); err != nil {
 		return Pass, what + ": the broker closed the connection while it was sent", nil
 	}
 	answer, err := c.read()
 	switch {
-	case err == nil && len(answer) >= 8 && int32(binary.BigEndian.Uint32(answer[4:])) == corr:
+	case err == nil && len(answer) >= 8 && responseCorr(answer) == corr:
 		return Pass, what + fmt.Sprintf(": answered (%d bytes)", len(answer)), answer
 	case err == nil:
 		return Fail, what + fmt.Sprintf(": answered a %d-byte frame with another correlation id", len(answer)), answer
@@ -236,7 +235,7 @@ func (r *runner) pipelined(c *client, api messages.API, v int16, req any) (Verdi
 		if err != nil {
 			return Fail, fmt.Sprintf("answer %d of 4: %s", i+1, noAnswer(err, r.opts.Timeout)), nil
 		}
-		got = append(got, int32(binary.BigEndian.Uint32(answer[4:])))
+		got = append(got, responseCorr(answer))
 	}
 	for i := range corrs {
 		if got[i] != corrs[i] {

@@ -75,9 +75,14 @@ func AppendBool(b []byte, v bool) []byte {
 	return append(b, 0)
 }
 
-// PutInt32 stores v in b[:4]: a length or size written after what it
-// counts (a frame's size prefix, a batch's length).
-func PutInt32(b []byte, v int32) { binary.BigEndian.PutUint32(b, uint32(v)) }
+// PutInt16, PutInt32, PutUint32 and PutInt64 store v in the first bytes
+// of b, for a field written after what it depends on (a frame's size
+// prefix, a batch's length and CRC) or into a header laid out in place.
+
+func PutInt16(b []byte, v int16)   { binary.BigEndian.PutUint16(b, uint16(v)) }
+func PutInt32(b []byte, v int32)   { binary.BigEndian.PutUint32(b, uint32(v)) }
+func PutUint32(b []byte, v uint32) { binary.BigEndian.PutUint32(b, v) }
+func PutInt64(b []byte, v int64)   { binary.BigEndian.PutUint64(b, uint64(v)) }
 
 // Int16, Uint16, Int32, Uint32, Int64 and Uint64 read a fixed width at
 // the start of b, which the caller has checked is long enough (they
@@ -477,7 +482,18 @@ const RequestHeadLen = 8
 
 // AppendRequestHead writes h.
 func AppendRequestHead(b []byte, h RequestHead) []byte {
-	return AppendUint64(b, uint64(uint16(h.APIKey))<<48|uint64(uint16(h.APIVersion))<<32|uint64(uint32(h.CorrelationID)))
+	return AppendUint64(b, h.packed())
+}
+
+// packed is h as the one big-endian int64 its bytes make.
+func (h RequestHead) packed() uint64 {
+	return uint64(uint16(h.APIKey))<<48 | uint64(uint16(h.APIVersion))<<32 | uint64(uint32(h.CorrelationID))
+}
+
+// PutRequestHead stores h in b[:RequestHeadLen], over the head of a
+// request already written.
+func PutRequestHead(b []byte, h RequestHead) {
+	binary.BigEndian.PutUint64(b, h.packed())
 }
 
 // ConsumeRequestHead reads the head at the start of b, a request frame's

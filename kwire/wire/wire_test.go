@@ -156,6 +156,16 @@ func TestFixedWidths(t *testing.T) {
 	if Int32(p) != -2 || Uint32(p) != 0xfffffffe || Int16(p) != -1 || Uint16(p[2:]) != 0xfffe {
 		t.Errorf("PutInt32: % x", p)
 	}
+	p = make([]byte, 8)
+	PutInt16(p, -2)
+	PutUint32(p[2:], 0xfffffffd)
+	if !bytes.Equal(p, []byte{0xff, 0xfe, 0xff, 0xff, 0xff, 0xfd, 0, 0}) {
+		t.Errorf("PutInt16, PutUint32: % x", p)
+	}
+	PutInt64(p, -3)
+	if Int64(p) != -3 || !bytes.Equal(p, AppendInt64(nil, -3)) {
+		t.Errorf("PutInt64: % x", p)
+	}
 }
 
 // Each length form at its boundaries, null included: the bytes Kafka's
@@ -315,6 +325,10 @@ func TestFramesAndHeads(t *testing.T) {
 	}
 	if c, m := ConsumeResponseCorrelationID(b[1+n+4:]); c != -3 || m != 4 {
 		t.Errorf("correlation id %d, %d", c, m)
+	}
+	PutRequestHead(b[1+n:], RequestHead{APIKey: -1, APIVersion: 7, CorrelationID: 5})
+	if h, _ := ConsumeRequestHead(b[1+n:]); h != (RequestHead{-1, 7, 5}) || !bytes.Equal(b[1+n+RequestHeadLen:], want[1+n+RequestHeadLen:]) {
+		t.Errorf("PutRequestHead: % x", b)
 	}
 	if _, n := ConsumeFrameSize([]byte{0x80, 0, 0, 0}); ParseError(n) != ErrRange {
 		t.Errorf("negative size: %d", n)
