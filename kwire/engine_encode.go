@@ -1,7 +1,6 @@
 package kwire
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 
@@ -183,9 +182,9 @@ func encodeArray(b []byte, o *fieldPlan, h *sliceHeader) ([]byte, error) {
 	case kInt64:
 		at := len(b)
 		b = extend(b, 8*n)
-		dst := b[at:]
+		dst := sliceData(b[at:])
 		for i, v := range h.data.uint64sOf(n) {
-			binary.BigEndian.PutUint64(dst[8*i:], v)
+			put64(dst.at(8*i), v)
 		}
 		return b, nil
 	case kStruct:

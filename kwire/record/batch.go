@@ -1,8 +1,9 @@
 package record
 
 import (
-	"encoding/binary"
 	"hash/crc32"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // RecordBatch v2 header layout. Every entry of a record set, whatever its
@@ -178,18 +179,17 @@ func (b *Batch) checkCount() error {
 // putBatchHeader writes b's header fields into the first 61 bytes of entry,
 // then the CRC over the rest of entry, which must hold the records already.
 func putBatchHeader(entry []byte, b *Batch) {
-	be := binary.BigEndian
-	be.PutUint64(entry[0:], uint64(b.BaseOffset))
-	be.PutUint32(entry[8:], uint32(len(entry)-entryOverhead))
-	be.PutUint32(entry[12:], uint32(b.PartitionLeaderEpoch))
+	wire.PutInt64(entry[0:], b.BaseOffset)
+	wire.PutInt32(entry[8:], int32(len(entry)-entryOverhead))
+	wire.PutInt32(entry[12:], b.PartitionLeaderEpoch)
 	entry[magicPos] = 2
-	be.PutUint16(entry[21:], uint16(b.Attributes))
-	be.PutUint32(entry[23:], uint32(b.LastOffsetDelta))
-	be.PutUint64(entry[27:], uint64(b.BaseTimestamp))
-	be.PutUint64(entry[35:], uint64(b.MaxTimestamp))
-	be.PutUint64(entry[43:], uint64(b.ProducerID))
-	be.PutUint16(entry[51:], uint16(b.ProducerEpoch))
-	be.PutUint32(entry[53:], uint32(b.BaseSequence))
-	be.PutUint32(entry[57:], uint32(b.NumRecords))
-	be.PutUint32(entry[batchCRCPos:], crc32.Checksum(entry[batchAttrsPos:], castagnoli))
+	wire.PutInt16(entry[21:], int16(b.Attributes))
+	wire.PutInt32(entry[23:], b.LastOffsetDelta)
+	wire.PutInt64(entry[27:], b.BaseTimestamp)
+	wire.PutInt64(entry[35:], b.MaxTimestamp)
+	wire.PutInt64(entry[43:], b.ProducerID)
+	wire.PutInt16(entry[51:], b.ProducerEpoch)
+	wire.PutInt32(entry[53:], b.BaseSequence)
+	wire.PutInt32(entry[57:], b.NumRecords)
+	wire.PutUint32(entry[batchCRCPos:], crc32.Checksum(entry[batchAttrsPos:], castagnoli))
 }

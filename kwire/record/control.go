@@ -1,8 +1,9 @@
 package record
 
 import (
-	"encoding/binary"
 	"strconv"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // Control records live in batches with the control attribute set. Their key
@@ -61,15 +62,15 @@ func ParseControlKey(key []byte) (ControlKey, error) {
 		return ControlKey{}, errAt(len(key), ErrTruncated, "control key of %d bytes", len(key))
 	}
 	return ControlKey{
-		Version: int16(binary.BigEndian.Uint16(key)),
-		Type:    ControlType(binary.BigEndian.Uint16(key[2:])),
+		Version: wire.Int16(key),
+		Type:    ControlType(wire.Int16(key[2:])),
 	}, nil
 }
 
 // AppendTo appends the key's wire form to dst.
 func (k ControlKey) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(k.Version))
-	return binary.BigEndian.AppendUint16(dst, uint16(k.Type))
+	dst = wire.AppendInt16(dst, k.Version)
+	return wire.AppendInt16(dst, int16(k.Type))
 }
 
 // EndTxnMarker is the value of an abort or commit control record.
@@ -84,15 +85,15 @@ func ParseEndTxnMarker(value []byte) (EndTxnMarker, error) {
 		return EndTxnMarker{}, errAt(len(value), ErrTruncated, "transaction marker of %d bytes", len(value))
 	}
 	return EndTxnMarker{
-		Version:          int16(binary.BigEndian.Uint16(value)),
-		CoordinatorEpoch: int32(binary.BigEndian.Uint32(value[2:])),
+		Version:          wire.Int16(value),
+		CoordinatorEpoch: wire.Int32(value[2:]),
 	}, nil
 }
 
 // AppendTo appends the marker's wire form to dst.
 func (m EndTxnMarker) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Version))
-	return binary.BigEndian.AppendUint32(dst, uint32(m.CoordinatorEpoch))
+	dst = wire.AppendInt16(dst, m.Version)
+	return wire.AppendInt32(dst, m.CoordinatorEpoch)
 }
 
 // ControlKey decodes the record's key as a control key; meaningful only for

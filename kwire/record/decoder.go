@@ -1,6 +1,6 @@
 package record
 
-import "encoding/binary"
+import "github.com/kwirelabs/kwire/kwire/wire"
 
 // decoder reads the fields of one structure from b. The first failure sticks:
 // later reads return zero values, so parsing code can read a whole structure
@@ -46,28 +46,28 @@ func (d *decoder) int8(what string) int8 {
 
 func (d *decoder) int16(what string) int16 {
 	if p := d.take(2, what); p != nil {
-		return int16(binary.BigEndian.Uint16(p))
+		return wire.Int16(p)
 	}
 	return 0
 }
 
 func (d *decoder) int32(what string) int32 {
 	if p := d.take(4, what); p != nil {
-		return int32(binary.BigEndian.Uint32(p))
+		return wire.Int32(p)
 	}
 	return 0
 }
 
 func (d *decoder) uint32(what string) uint32 {
 	if p := d.take(4, what); p != nil {
-		return binary.BigEndian.Uint32(p)
+		return wire.Uint32(p)
 	}
 	return 0
 }
 
 func (d *decoder) int64(what string) int64 {
 	if p := d.take(8, what); p != nil {
-		return int64(binary.BigEndian.Uint64(p))
+		return wire.Int64(p)
 	}
 	return 0
 }
@@ -89,8 +89,11 @@ func (d *decoder) varlong(what string) int64 {
 	if d.failErr != nil {
 		return 0
 	}
-	v, n := readVarlong(d.b[d.pos:])
-	if n <= 0 {
+	v, n := wire.ConsumeVarlong(d.b[d.pos:])
+	if n < 0 {
+		if wire.ParseError(n) == wire.ErrTruncated {
+			n = 0
+		}
 		d.varintFailed(n, what)
 		return 0
 	}
@@ -98,6 +101,7 @@ func (d *decoder) varlong(what string) int64 {
 	return v
 }
 
+// varintFailed reports a failed varint: n is 0 when the bytes ended first.
 func (d *decoder) varintFailed(n int, what string) {
 	if n == 0 {
 		d.fail(d.pos, ErrTruncated, what)

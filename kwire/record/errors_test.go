@@ -91,10 +91,10 @@ func TestBadVarint(t *testing.T) {
 	fixBatchLengthAndCRC(b)
 	e := wantErr(t, readErr(b, 0), ErrBadVarint, batchHeaderLen)
 	t.Log(e)
-	if _, n := readVarint([]byte{0x80, 0x80, 0x80, 0x80, 0x10}); n >= 0 {
+	if _, p := varintAt([]byte{0x80, 0x80, 0x80, 0x80, 0x10}, 0); p >= 0 {
 		t.Fatalf("varint past int32 accepted")
 	}
-	if _, n := readVarlong(bytes.Repeat([]byte{0xff}, 11)); n >= 0 {
+	if _, p := varlongAt(bytes.Repeat([]byte{0xff}, 11), 0); p >= 0 {
 		t.Fatalf("11-byte varlong accepted")
 	}
 }

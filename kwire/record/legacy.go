@@ -1,8 +1,9 @@
 package record
 
 import (
-	"encoding/binary"
 	"hash/crc32"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // Legacy message sets (magic 0 and 1), as Kafka wrote them before 0.11:
@@ -123,7 +124,7 @@ func (b *Batch) checkInner(wrapper legacyMessage, maxRecords int) error {
 		if len(rest) < minLegacyEntryV0 {
 			return innerErr(at, ErrTruncated, "message")
 		}
-		size := int32(binary.BigEndian.Uint32(rest[8:]))
+		size := wire.Int32(rest[8:])
 		if size < minLegacySizeV0 || int(size) > len(rest)-entryOverhead {
 			return innerErr(at+8, ErrInvalidLength, "message size")
 		}
@@ -166,25 +167,24 @@ func (b *Batch) checkInner(wrapper legacyMessage, maxRecords int) error {
 // appendLegacyMessage encodes one message with the given offset.
 func appendLegacyMessage(dst []byte, magic int8, offset int64, attributes int8, timestamp int64, key, value []byte) []byte {
 	start := len(dst)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(offset))
-	dst = binary.BigEndian.AppendUint32(dst, 0) // size, set below
-	dst = binary.BigEndian.AppendUint32(dst, 0) // crc, set below
+	dst = wire.AppendInt64(dst, offset)
+	dst = wire.AppendInt32(dst, 0) // size, set below
+	dst = wire.AppendInt32(dst, 0) // crc, set below
 	dst = append(dst, byte(magic), byte(attributes))
 	if magic >= 1 {
-		dst = binary.BigEndian.AppendUint64(dst, uint64(timestamp))
+		dst = wire.AppendInt64(dst, timestamp)
 	}
 	dst = appendInt32Bytes(dst, key)
 	dst = appendInt32Bytes(dst, value)
 	msg := dst[start:]
-	binary.BigEndian.PutUint32(msg[8:], uint32(len(msg)-entryOverhead))
-	binary.BigEndian.PutUint32(msg[legacyCRCPos:], crc32.ChecksumIEEE(msg[legacyMagicPos:]))
+	wire.PutInt32(msg[8:], int32(len(msg)-entryOverhead))
+	wire.PutUint32(msg[legacyCRCPos:], crc32.ChecksumIEEE(msg[legacyMagicPos:]))
 	return dst
 }
 
 func appendInt32Bytes(dst, b []byte) []byte {
 	if b == nil {
-		return binary.BigEndian.AppendUint32(dst, 0xffffffff)
+		return wire.Int32Length.Append(dst, -1)
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(b)))
-	return append(dst, b...)
+	return append(wire.Int32Length.Append(dst, len(b)), b...)
 }

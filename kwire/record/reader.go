@@ -1,8 +1,9 @@
 package record
 
 import (
-	"encoding/binary"
 	"io"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // Reader reads the entries of a record set — the Records field of a Fetch
@@ -59,7 +60,7 @@ func (r *Reader) Next() (*Batch, error) {
 		r.partial = true
 		return nil, io.EOF
 	}
-	length := int32(binary.BigEndian.Uint32(rest[8:]))
+	length := wire.Int32(rest[8:])
 	if length < 0 {
 		r.err = errAt(r.pos+8, ErrInvalidLength, "entry length %d", length)
 		return nil, r.err

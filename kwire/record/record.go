@@ -1,6 +1,8 @@
 package record
 
-import "encoding/binary"
+import (
+	"github.com/kwirelabs/kwire/kwire/wire"
+)
 
 // Header is a record header. A nil Value is null on the wire.
 type Header struct {
@@ -74,7 +76,7 @@ func (b *Batch) Iter() RecordIter {
 	if b.Magic < 2 && len(b.records) >= 8 {
 		// Magic 1 wrappers number their inner messages from 0; the batch's
 		// BaseOffset is the first one's absolute offset.
-		it.shift = b.BaseOffset - int64(binary.BigEndian.Uint64(b.records))
+		it.shift = b.BaseOffset - wire.Int64(b.records)
 	}
 	return it
 }
@@ -349,22 +351,22 @@ func (it *RecordIter) errAt(pos int, sentinel error, format string, args ...any)
 
 // appendRecordV2 encodes r as a record of a v2 batch.
 func appendRecordV2(dst []byte, r *Record, offsetDelta int32, timestampDelta int64) []byte {
-	length := 1 + sizeVarlong(timestampDelta) + sizeVarlong(int64(offsetDelta)) +
-		sizeVarBytes(r.Key) + sizeVarBytes(r.Value) + sizeVarlong(int64(len(r.Headers)))
+	length := 1 + wire.SizeVarlong(timestampDelta) + wire.SizeVarint(offsetDelta) +
+		sizeVarBytes(r.Key) + sizeVarBytes(r.Value) + wire.SizeVarint(int32(len(r.Headers)))
 	for i := range r.Headers {
 		h := &r.Headers[i]
-		length += sizeVarlong(int64(len(h.Key))) + len(h.Key) + sizeVarBytes(h.Value)
+		length += wire.SizeVarint(int32(len(h.Key))) + len(h.Key) + sizeVarBytes(h.Value)
 	}
-	dst = appendVarint(dst, int32(length))
+	dst = wire.AppendVarint(dst, int32(length))
 	dst = append(dst, byte(r.Attributes))
-	dst = appendVarlong(dst, timestampDelta)
-	dst = appendVarint(dst, offsetDelta)
+	dst = wire.AppendVarlong(dst, timestampDelta)
+	dst = wire.AppendVarint(dst, offsetDelta)
 	dst = appendVarBytes(dst, r.Key)
 	dst = appendVarBytes(dst, r.Value)
-	dst = appendVarint(dst, int32(len(r.Headers)))
+	dst = wire.AppendVarint(dst, int32(len(r.Headers)))
 	for i := range r.Headers {
 		h := &r.Headers[i]
-		dst = appendVarint(dst, int32(len(h.Key)))
+		dst = wire.AppendVarint(dst, int32(len(h.Key)))
 		dst = append(dst, h.Key...)
 		dst = appendVarBytes(dst, h.Value)
 	}
@@ -375,12 +377,12 @@ func sizeVarBytes(b []byte) int {
 	if b == nil {
 		return 1
 	}
-	return sizeVarlong(int64(len(b))) + len(b)
+	return wire.SizeVarint(int32(len(b))) + len(b)
 }
 
 func appendVarBytes(dst, b []byte) []byte {
 	if b == nil {
-		return appendVarint(dst, -1)
+		return wire.AppendVarint(dst, -1)
 	}
-	return append(appendVarint(dst, int32(len(b))), b...)
+	return append(wire.AppendVarint(dst, int32(len(b))), b...)
 }
