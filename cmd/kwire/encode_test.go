@@ -178,7 +178,7 @@ func TestEncodeFlagsAndErrors(t *testing.T) {
 		{[]string{"-k", "Heartbeat", "-v", "0"}, `{"GroupInstanceID":"i"}`, `this version lacks: HeartbeatRequest v0 has no GroupInstanceID`},
 		{[]string{"-k", "NoSuchAPI", "-v", "0"}, `{}`, `no API named "NoSuchAPI"`},
 		{[]string{"-k", "Produce", "-v", "9"}, `{"TopicData":[{"PartitionData":[{"Records":{"Batches":1,"Records":1,"Bytes":70}}]}]}`,
-			`TopicData[0].PartitionData[0].Records at offset 43: JSON value does not fit the field: a records summary (70 bytes) cannot be read back`},
+			`TopicData[0].PartitionData[0].Records at offset 43: JSON value does not fit the field: a records summary (70 bytes) cannot be read back: write them with WithRecords or WithRawRecords (on the command line, -json -records or -json -raw-records)`},
 	} {
 		err := runEncode(c.args, strings.NewReader(c.input), &out)
 		if assert.Error(t, err, "%v %s", c.args, c.input) {

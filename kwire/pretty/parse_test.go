@@ -267,7 +267,7 @@ func TestParseJSONRawRecords(t *testing.T) {
 		j, _ := pretty.JSON(fetchOf(set), 4, pretty.WithRecords())
 		err := pretty.ParseJSON(j, &messages.FetchResponse{}, 4)
 		if !errors.Is(err, pretty.ErrJSONValue) || !strings.Contains(err.Error(), "Responses[0].Partitions[0].Records") ||
-			!strings.Contains(err.Error(), "WithRawRecords") {
+			!strings.Contains(err.Error(), "WithRawRecords") || !strings.Contains(err.Error(), "-json -raw-records") {
 			t.Errorf("%x: %v", set, err)
 		}
 	}
