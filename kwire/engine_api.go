@@ -91,11 +91,11 @@ func headDecoder(head []byte, typ string) (decodeState, error) {
 		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
 	size := wire.Int32(head)
-	if size < 0 || len(head)-4 > int(size) {
+	if size < 0 || len(head)-wire.FrameSizeLen > int(size) {
 		return decodeState{}, &Error{Op: "frame", Type: typ, Offset: 0, Err: ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-4)}
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", size, len(head)-wire.FrameSizeLen)}
 	}
-	return decodeState{src: head[4:]}, nil
+	return decodeState{src: head[wire.FrameSizeLen:]}, nil
 }
 
 // frameBody checks the size prefix and returns what follows it.
@@ -104,11 +104,11 @@ func frameBody(frame []byte) ([]byte, error) {
 		return nil, &Error{Op: "frame", Offset: 0, Err: ErrTruncated, Detail: "no size prefix"}
 	}
 	n := wire.Int32(frame)
-	if n < 0 || int(n) != len(frame)-4 {
+	if n < 0 || int(n) != len(frame)-wire.FrameSizeLen {
 		return nil, &Error{Op: "frame", Offset: 0, Err: ErrInvalidLength,
-			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-4)}
+			Detail: fmt.Sprintf("size prefix %d, %d bytes follow", n, len(frame)-wire.FrameSizeLen)}
 	}
-	return frame[4:], nil
+	return frame[wire.FrameSizeLen:], nil
 }
 
 const (

@@ -527,13 +527,13 @@ func (d *decodeState) decodeFixed(o *fieldPlan, fp pointer) error {
 
 func (d *decodeState) decodeVarint(_ *fieldPlan, fp pointer) error {
 	u, err := d.readUvarint()
-	*fp.int32() = int32(u>>1) ^ -int32(u&1)
+	*fp.int32() = wire.UnZigZag32(u)
 	return err
 }
 
 func (d *decodeState) decodeVarlong(_ *fieldPlan, fp pointer) error {
 	u, err := d.readUvarint64()
-	*fp.int64() = int64(u>>1) ^ -int64(u&1)
+	*fp.int64() = wire.UnZigZag64(u)
 	return err
 }
 

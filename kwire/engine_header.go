@@ -18,7 +18,7 @@ import (
 func appendRequestHeader(b []byte, h *RequestHeader) []byte {
 	cid := h.ClientID
 	if h.Version < 1 || h.Version >= requestHeaderWithInsID || cid == nil || len(*cid) > maxInlineCopy || *pointerOf(&h.UnknownTags).unknownFields() != nil {
-		b = append(b, 0, 0, 0, 0)
+		b, _ = wire.AppendFrameStart(b)
 		return appendRequestHeaderSlow(b, h)
 	}
 	n, need := len(b), 4+8+2+len(*cid)+1

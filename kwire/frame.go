@@ -89,8 +89,8 @@ func AppendResponseWithHeader(dst []byte, h ResponseHeader, msg any, version int
 		}
 	}
 	h.Version = pl.respHeader
-	start := len(dst)
-	b := appendResponseHeader(append(dst, 0, 0, 0, 0), h)
+	b, start := wire.AppendFrameStart(dst)
+	b = appendResponseHeader(b, h)
 	if b, err = encodeStruct(b, pl, p); err != nil {
 		return dst, publicError("marshal", pl.typ.String(), err)
 	}

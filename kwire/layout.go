@@ -109,13 +109,13 @@ func TraceRequest(frame []byte, newBody func(apiKey, version int16) (any, error)
 		var clientID *string
 		o := fieldPlan{name: "ClientID", kind: kNullString, nullable: true, length: wire.Int16Length, typ: reflect.TypeFor[*string]()}
 		if err := d.decodeOrTrace(&o, pointerOf(&clientID), "client_id"); err != nil {
-			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -4))
+			return nil, headerError("RequestHeader", shiftOffset(within(err, o.name), -wire.FrameSizeLen))
 		}
 	}
 	if h.Version >= 2 {
 		t.inHeaderV3 = h.Version >= requestHeaderWithInsID
 		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
-			return nil, headerError("RequestHeader", shiftOffset(err, -4))
+			return nil, headerError("RequestHeader", shiftOffset(err, -wire.FrameSizeLen))
 		}
 		t.inHeaderV3 = false
 	}
@@ -141,7 +141,7 @@ func TraceResponse(frame []byte, msg any, version int16) (*LayoutNode, error) {
 	t.fixed(d, "correlation_id", "int32", 4, strconv.Itoa(int(h.CorrelationID)))
 	if h.Version >= 1 {
 		if err := d.decodeTaggedFields(&plan{flexible: true}, pointer{}); err != nil {
-			return nil, headerError("ResponseHeader", shiftOffset(err, -4))
+			return nil, headerError("ResponseHeader", shiftOffset(err, -wire.FrameSizeLen))
 		}
 	}
 	t.close(d.off)
