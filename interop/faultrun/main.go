@@ -21,7 +21,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,6 +41,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/testbroker"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -634,10 +634,11 @@ func largeFrames(e *env) (string, error) {
 					if _, err := io.ReadFull(c, head[:]); err != nil {
 						return
 					}
-					if _, err := io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(head[:4]))-8); err != nil {
+					h, _ := wire.ConsumeRequestHead(head[wire.FrameSizeLen:])
+					if _, err := io.CopyN(io.Discard, c, int64(wire.Int32(head[:]))-wire.RequestHeadLen); err != nil {
 						return
 					}
-					resp, _ := kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, int32(binary.BigEndian.Uint32(head[8:])))
+					resp, _ := kwire.AppendResponse(nil, messages.NewHeartbeatResponse(), 4, h.CorrelationID)
 					c.Write(resp)
 				}
 			}()
@@ -664,8 +665,8 @@ func largeFrames(e *env) (string, error) {
 			}
 			defer c.Close()
 			c.SetDeadline(time.Now().Add(5 * time.Minute))
-			head := binary.BigEndian.AppendUint32(nil, size-4)
-			head = append(head, 0x03, 0xe7, 0, 1, 0, 0, 0, byte(i+1)) // key 999 v1, correlation id i+1
+			head := wire.AppendInt32(nil, size-wire.FrameSizeLen)
+			head = wire.AppendRequestHead(head, wire.RequestHead{APIKey: 999, APIVersion: 1, CorrelationID: int32(i + 1)})
 			c.Write(head)
 			for sent := len(head); sent < size; sent += len(zeros) {
 				if _, err := c.Write(zeros[:min(len(zeros), size-sent)]); err != nil {

@@ -31,7 +31,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -51,6 +50,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/app/testcerts"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -283,24 +283,20 @@ func fetchAll(c net.Conn, corr, max int32) (int, error) {
 	p.PartitionMaxBytes = max
 	t.Partitions = append(t.Partitions, p)
 	req.Topics = append(req.Topics, t)
-	body := binary.BigEndian.AppendUint16(nil, 1) // Fetch
-	body = binary.BigEndian.AppendUint16(body, 4)
-	body = binary.BigEndian.AppendUint32(body, uint32(corr))
-	body = binary.BigEndian.AppendUint16(body, 0xffff) // null client id
-	body = req.AppendTo(body)
-	if _, err := c.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)); err != nil {
+	frame, start := wire.AppendFrameStart(nil)
+	frame = wire.AppendRequestHead(frame, wire.RequestHead{APIKey: 1, APIVersion: 4, CorrelationID: corr}) // Fetch
+	frame = wire.Int16Length.Append(frame, -1)                                                             // null client id
+	frame = req.AppendTo(frame)
+	wire.FinishFrame(frame, start)
+	if _, err := c.Write(frame); err != nil {
 		return 0, err
 	}
-	var hdr [8]byte
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+	size, err := readResponseHead(c, corr, "the Fetch response")
+	if err != nil {
 		return 0, err
 	}
-	if got := int32(binary.BigEndian.Uint32(hdr[4:])); got != corr {
-		return 0, fmt.Errorf("the Fetch response has correlation id %d, want %d", got, corr)
-	}
-	size := int(binary.BigEndian.Uint32(hdr[:]))
-	_, err := io.CopyN(io.Discard, c, int64(size)-4)
-	return size, err
+	_, err = io.CopyN(io.Discard, c, int64(size)-4)
+	return int(size), err
 }
 
 // setupTLS makes a CA, a certificate for 127.0.0.1 that both kfake and
@@ -447,23 +443,36 @@ func (e *env) idleRSS(n int) (before, with float64) {
 func apiVersions(c net.Conn, corr int32) error {
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	defer c.SetDeadline(time.Time{})
-	req := binary.BigEndian.AppendUint32(nil, 10)
-	req = binary.BigEndian.AppendUint16(req, 18) // ApiVersions
-	req = binary.BigEndian.AppendUint16(req, 0)
-	req = binary.BigEndian.AppendUint32(req, uint32(corr))
-	req = binary.BigEndian.AppendUint16(req, 0xffff) // null client id
+	req, start := wire.AppendFrameStart(nil)
+	req = wire.AppendRequestHead(req, wire.RequestHead{APIKey: 18, APIVersion: 0, CorrelationID: corr}) // ApiVersions
+	req = wire.Int16Length.Append(req, -1)                                                              // null client id
+	wire.FinishFrame(req, start)
 	if _, err := c.Write(req); err != nil {
 		return err
 	}
-	var hdr [8]byte
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+	size, err := readResponseHead(c, corr, "ApiVersions response")
+	if err != nil {
 		return err
 	}
-	if got := int32(binary.BigEndian.Uint32(hdr[4:])); got != corr {
-		return fmt.Errorf("ApiVersions response has correlation id %d, want %d", got, corr)
-	}
-	_, err := io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(hdr[:]))-4)
+	_, err = io.CopyN(io.Discard, c, int64(size)-4)
 	return err
+}
+
+// readResponseHead reads a response's size prefix and correlation id,
+// which must be corr, and gives the size.
+func readResponseHead(c net.Conn, corr int32, what string) (int32, error) {
+	var hdr [wire.FrameSizeLen + 4]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return 0, err
+	}
+	size, n := wire.ConsumeFrameSize(hdr[:])
+	if err := wire.ParseError(n); err != nil || size < 4 {
+		return 0, fmt.Errorf("%s has a size prefix of %d", what, size)
+	}
+	if got, _ := wire.ConsumeResponseCorrelationID(hdr[n:]); got != corr {
+		return 0, fmt.Errorf("%s has correlation id %d, want %d", what, got, corr)
+	}
+	return size, nil
 }
 
 func raiseFDLimit(want int) {

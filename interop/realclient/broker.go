@@ -7,7 +7,6 @@ package realclient
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/kwirelabs/kwire/kwire"
 	"github.com/kwirelabs/kwire/kwire/record"
+	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -425,9 +425,8 @@ func (b *Broker) readFailed(conn int, err error) {
 // is due. closeAfter says the connection ends after the response; err that
 // it ends at once.
 func (b *Broker) handleFrame(out, frame []byte, conn int, st *connState) (_ []byte, respVersion int16, closeAfter, err error) {
-	key := int16(binary.BigEndian.Uint16(frame[4:]))
-	version := int16(binary.BigEndian.Uint16(frame[6:]))
-	corr := int32(binary.BigEndian.Uint32(frame[8:]))
+	head, _ := wire.ConsumeRequestHead(frame[wire.FrameSizeLen:])
+	key, version, corr := head.APIKey, head.APIVersion, head.CorrelationID
 	if r, ok := b.Versions[18]; key == 18 && (!ok || version > r[1]) {
 		// A newer ApiVersions than ours: Kafka answers with v0,
 		// UNSUPPORTED_VERSION and its ApiVersions range, and the client
@@ -648,8 +647,8 @@ func (b *Broker) produce(req *messages.ProduceRequest, version int16) *messages.
 						p.openTxns[in.producerID] = p.next
 					}
 				}
-				binary.BigEndian.PutUint64(raw, uint64(p.next))
-				delta := int64(int32(binary.BigEndian.Uint32(raw[23:])))
+				wire.PutInt64(raw, p.next)           // the batch's base offset
+				delta := int64(wire.Int32(raw[23:])) // its last offset delta
 				sb := storedBatch{base: p.next, last: p.next + delta, raw: raw}
 				p.batches = append(p.batches, sb)
 				p.next = sb.last + 1
