@@ -39,13 +39,23 @@ const zstdMaxWindow = 64 << 20
 // know.
 func Decompress(dst []byte, codec Codec, src []byte, limit int) ([]byte, error) {
 	limit = min(orDefault(limit, DefaultMaxDecompressedSize), noLimit)
-	claim, sentinel, cause := claimSize(codec, src)
+	// An LZ4 batch is tried in the caller's room, if it has some, before
+	// its exact size is walked for.
+	var ratio int64
+	if cap(dst) > len(dst) {
+		ratio = 16
+	}
+	claim, sentinel, cause := claimSize(codec, src, limit, ratio)
 	out := dst
 	if sentinel == nil && claim.min > int64(limit) {
 		sentinel = ErrTooLarge
 	}
 	if sentinel == nil {
-		out, sentinel, cause = decodeInto(slices.Grow(dst, claim.start(limit)), codec, src, claim, limit, limit)
+		room := claim.start(limit)
+		if codec == CodecLZ4 && !claim.exact() {
+			room = 0 // the caller's buffer: a guess too short is redone exactly
+		}
+		out, sentinel, cause = decodeInto(slices.Grow(dst, room), codec, src, claim, limit, limit)
 	}
 	if sentinel != nil {
 		return dst, decompressError(0, codec.String()+" data", sentinel, cause)
@@ -77,8 +87,11 @@ func (c sizeClaim) start(limit int) int {
 // match takes as little as a quarter of a byte: about 1032:1).
 const deflateMaxRatio = 1032
 
-// claimSize reads what src declares of its decompressed size.
-func claimSize(codec Codec, src []byte) (c sizeClaim, sentinel, cause error) {
+// claimSize reads what src declares of its decompressed size. An LZ4
+// frame's exact size takes a walk of its sequences: given a ratio (in
+// sixteenths, 0 for none) it gives lz4Guess's instead when all src can
+// hold is within limit.
+func claimSize(codec Codec, src []byte, limit int, lz4Ratio int64) (c sizeClaim, sentinel, cause error) {
 	var err error
 	switch codec {
 	case CodecNone:
@@ -97,6 +110,11 @@ func claimSize(codec Codec, src []byte) (c sizeClaim, sentinel, cause error) {
 	case CodecSnappy:
 		c, err = snappyClaim(src)
 	case CodecLZ4:
+		if lz4Ratio > 0 {
+			if c, err = lz4Guess(src, lz4Ratio); err == nil && c.max <= int64(limit) {
+				return c, nil, nil
+			}
+		}
 		c, err = lz4Claim(src)
 	case CodecZstd:
 		c, err = zstdClaim(src)
@@ -129,6 +147,16 @@ func decodeInto(dst []byte, codec Codec, src []byte, claim sizeClaim, limit, win
 		out, err = decodeSnappy(dst, src)
 	case CodecLZ4:
 		out, err = decodeLZ4(dst, src)
+		if errors.Is(err, errLZ4Room) && !claim.exact() {
+			// The guess was short: decode again into the exact size.
+			if claim, sentinel, cause = claimSize(codec, src, limit, 0); sentinel != nil {
+				return dst, sentinel, cause
+			}
+			if claim.min > int64(limit) {
+				return dst, ErrTooLarge, nil
+			}
+			out, err = decodeLZ4(slices.Grow(dst, int(claim.min)), src)
+		}
 	case CodecZstd:
 		if claim.exact() {
 			out, err = decodeZstd(dst, src)

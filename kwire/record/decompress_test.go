@@ -131,6 +131,10 @@ func TestLZ4Damage(t *testing.T) {
 		if _, err := Decompress(nil, CodecLZ4, tc.frame, 0); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
+		// Into a buffer with room, the size guessed rather than walked.
+		if _, err := Decompress(make([]byte, 0, 1<<16), CodecLZ4, tc.frame, 0); !errors.Is(err, tc.want) {
+			t.Errorf("%s, into room: %v, want %v", tc.name, err, tc.want)
+		}
 	}
 	// Sequences that run past their block.
 	for _, block := range [][]byte{{0xf0}, {0xf0, 255}, {0x30, 'a'}, {0x10, 'a', 1}, {0x1f, 'a', 1, 0}} {
@@ -218,4 +222,45 @@ func zstdStreamWriter(w io.Writer) *zstd.Encoder {
 		panic(err)
 	}
 	return enc
+}
+
+// A Reader sizes an LZ4 batch from the last one's expansion: a batch that
+// expands more than guessed is decoded again into its exact size, one that
+// expands less fits, and every batch reads whole, with or without a Budget.
+func TestLZ4GuessFromLastBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	random := make([]byte, 3000)
+	for i := range random {
+		random[i] = byte(rng.IntN(256))
+	}
+	var set []byte
+	var want [][]byte
+	for i, v := range [][]byte{random, compressible(rng, 3000), bytes.Repeat([]byte("a"), 60_000), random, compressible(rng, 200_000), {}} {
+		batch, err := Build([]Record{{Value: v}}, WithCodec(CodecLZ4), WithBaseOffset(int64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set = append(set, batch...)
+		want = append(want, v)
+	}
+	for _, budget := range []*Budget{nil, NewBudget(1 << 20)} {
+		r := &Reader{Budget: budget}
+		for pass := range 2 {
+			r.Reset(set)
+			for i, v := range want {
+				b, err := r.Next()
+				if err != nil {
+					t.Fatalf("budget %v, pass %d, batch %d: %v", budget != nil, pass, i, err)
+				}
+				recs, err := b.Records()
+				if err != nil || len(recs) != 1 || !bytes.Equal(recs[0].Value, v) {
+					t.Fatalf("budget %v, pass %d, batch %d: %d records, %v", budget != nil, pass, i, len(recs), err)
+				}
+				b.Release()
+			}
+			if _, err := r.Next(); err != io.EOF {
+				t.Fatalf("after the set: %v", err)
+			}
+		}
+	}
 }

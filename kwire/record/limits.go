@@ -29,6 +29,7 @@ type limits struct {
 	decompressed, records, headers int
 	budget                         *Budget
 	pool                           BufferPool
+	lz4Ratio                       *int64 // the Reader's guess at its next LZ4 batch
 }
 
 func (r *Reader) limits() *limits {
@@ -38,6 +39,7 @@ func (r *Reader) limits() *limits {
 		headers:      orDefault(r.MaxHeaders, DefaultMaxHeaders),
 		budget:       r.Budget,
 		pool:         r.Buffers,
+		lz4Ratio:     &r.lz4Ratio,
 	}
 	return &r.lim
 }

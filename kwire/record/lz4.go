@@ -165,6 +165,53 @@ func lz4Claim(src []byte) (sizeClaim, error) {
 	return exactClaim(total), err
 }
 
+// lz4Guess is what src likely decodes to, read from the block headers
+// alone: writers fill every block but a frame's last, whose size is guessed
+// at ratio sixteenths of its compressed bytes. max is what the blocks can
+// hold at most, each its frame's block size or, at LZ4's densest (a
+// 255-byte length run per input byte), about 255 times its bytes. Walking
+// every block's sequences for the exact size (lz4Claim) costs about a
+// third of decoding them: when the most src can hold is within the limit,
+// the batch is decoded into the guess instead, and a guess too small is
+// caught by the decoder, which never writes past its buffer.
+func lz4Guess(src []byte, ratio int64) (c sizeClaim, err error) {
+	var frame, frameMax, lastBlock int64
+	err = lz4Blocks(src, func(f lz4Frame, data []byte, raw bool, _ []byte) error {
+		if raw {
+			frame += int64(len(data))
+			frameMax += int64(len(data))
+			lastBlock = 0
+			return nil
+		}
+		frame += int64(f.blockMax)
+		frameMax += min(int64(f.blockMax), 255*int64(len(data))+lz4MinMatch)
+		lastBlock = min(int64(f.blockMax), ratio*int64(len(data))/16)
+		return nil
+	}, func(f lz4Frame, _ []byte) error {
+		if lastBlock > 0 {
+			frame += lastBlock - int64(f.blockMax) // the last compressed block at its guess
+		}
+		if f.contentSize >= 0 {
+			frame = f.contentSize
+		}
+		c.guess += min(frame, frameMax)
+		c.max += frameMax
+		frame, frameMax, lastBlock = 0, 0, 0
+		return nil
+	})
+	return c, err
+}
+
+// lz4NextRatio is the ratio, in sixteenths, a Reader guesses its next LZ4
+// batch at after one that decoded n bytes from compressed: an eighth over,
+// so that batches of a partition alike in their compression fit.
+func lz4NextRatio(n, compressed int) int64 {
+	if compressed == 0 {
+		return 0
+	}
+	return min(int64(n)*18/int64(compressed)+1, 255*16)
+}
+
 // lz4BlockSize is the size an LZ4 block decodes to, from its sequences'
 // lengths, or -1 if the sequences do not fit the block or it does not end
 // with literals as the format requires.
@@ -219,7 +266,8 @@ func lz4BlockSize(b []byte) int {
 }
 
 // decodeLZ4 appends the frames of src, decoded, to dst, which lz4Claim has
-// given the room.
+// given the room; it fails with errLZ4Room when a block needs more room
+// than dst has (a guess too small, lz4Guess).
 func decodeLZ4(dst, src []byte) ([]byte, error) {
 	frameStart := len(dst)
 	err := lz4Blocks(src, func(f lz4Frame, data []byte, raw bool, sum []byte) error {
@@ -227,6 +275,9 @@ func decodeLZ4(dst, src []byte) ([]byte, error) {
 			return fmt.Errorf("%w: block checksum", errLZ4)
 		}
 		if raw {
+			if len(data) > cap(dst)-len(dst) {
+				return errLZ4Room
+			}
 			dst = append(dst, data...)
 			return nil
 		}
@@ -239,11 +290,22 @@ func decodeLZ4(dst, src []byte) ([]byte, error) {
 			n, err = lz4.UncompressBlock(data, room)
 		}
 		if err != nil {
+			// The decoder says the same of a block that does not fit as of
+			// a corrupt one: the block's sequences tell which.
+			if need := lz4BlockSize(data); need > len(room) && need <= f.blockMax {
+				return errLZ4Room
+			}
 			return fmt.Errorf("%w: %w", errLZ4, err)
+		}
+		if n > f.blockMax {
+			return fmt.Errorf("%w: block of %d bytes decoded (the frame's most is %d)", errLZ4, n, f.blockMax)
 		}
 		dst = dst[:len(dst)+n]
 		return nil
 	}, func(f lz4Frame, sum []byte) error {
+		if f.contentSize >= 0 && f.contentSize != int64(len(dst)-frameStart) {
+			return fmt.Errorf("%w: content size %d, blocks hold %d", errLZ4, f.contentSize, len(dst)-frameStart)
+		}
 		if f.contentChecksum && binary.LittleEndian.Uint32(sum) != xxh32(dst[frameStart:]) {
 			return fmt.Errorf("%w: content checksum", errLZ4)
 		}
@@ -252,3 +314,6 @@ func decodeLZ4(dst, src []byte) ([]byte, error) {
 	})
 	return dst, err
 }
+
+// errLZ4Room: a block needs more room than the buffer has.
+var errLZ4Room = errors.New("lz4: block does not fit the buffer")

@@ -34,11 +34,12 @@ type Reader struct {
 	// pool.
 	Buffers BufferPool
 
-	lim     limits
-	data    []byte
-	pos     int
-	partial bool
-	err     error
+	lim      limits
+	lz4Ratio int64 // sixteenths: the last LZ4 batch's expansion, an eighth over
+	data     []byte
+	pos      int
+	partial  bool
+	err      error
 }
 
 // NewReader returns a Reader over data.

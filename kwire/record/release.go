@@ -4,7 +4,13 @@ package record
 // Reader's pool sized from what src declares, within the Reader's limit on
 // one batch and its budget. Errors are placed at pos, naming what.
 func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *limits) error {
-	claim, sentinel, cause := claimSize(codec, src)
+	// A Budget charges an LZ4 batch's exact size before decompressing it;
+	// otherwise the size is guessed from the Reader's last LZ4 batch.
+	var ratio int64
+	if lim.budget == nil && lim.lz4Ratio != nil {
+		ratio = *lim.lz4Ratio
+	}
+	claim, sentinel, cause := claimSize(codec, src, lim.decompressed, ratio)
 	if sentinel != nil {
 		return decompressError(pos, what, sentinel, cause)
 	}
@@ -62,6 +68,9 @@ func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *l
 		return decompressError(pos, what, sentinel, cause)
 	}
 	b.records, b.compressed = out, true
+	if codec == CodecLZ4 && lim.lz4Ratio != nil {
+		*lim.lz4Ratio = lz4NextRatio(len(out), len(src))
+	}
 	return nil
 }
 
