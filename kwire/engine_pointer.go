@@ -254,15 +254,15 @@ func checkLayout() error {
 	return nil
 }
 
-// goType is a runtime type, as the runtime's allocation entry points for
-// reflect take it: the decoder allocates through them, which the runtime
-// keeps for codecs (go.dev/issue/67401), a zeroed value or array of a
-// type without building a reflect.Value or putting a slice header on the
-// heap. The public ways cost more per allocation than a small message's
-// whole decode can spare (interop/README.md, issue #25: reflect.New of
-// the element type, or reflect.Value.Grow on an empty slice of it, cost
-// 200 to 370 instructions more per array than unsafe_NewArray, +9 to
-// +42 % on the small decode rows).
+// goType is a runtime type, as the runtime's allocation entry point for
+// reflect takes it: the decoder allocates through it, which the runtime
+// keeps for codecs (go.dev/issue/67401), a zeroed array of a type without
+// building a reflect.Value or putting a slice header on the heap. The
+// public ways cost more per allocation than a small message's whole
+// decode can spare (interop/README.md, issue #25): reflect.Value.Grow on
+// an empty slice, even with its *[]T type looked up once per plan, about
+// 230 instructions more per array, reflect.New of a named type about 150
+// more per value, +4 to +24 % on the small decode rows.
 type goType struct{ p unsafe.Pointer }
 
 // runtimeType is the runtime type behind t.
@@ -273,14 +273,12 @@ func runtimeType(t reflect.Type) goType {
 // id is a number that tells runtime types apart.
 func (t goType) id() uintptr { return uintptr(t.p) }
 
-// newValue allocates a zeroed value of type t.
-func newValue(t goType) pointer { return pointer{unsafeNew(t.p)} }
+// newValue allocates a zeroed value of type t: an array of one, which the
+// runtime allocates as it would the one value.
+func newValue(t goType) pointer { return newArray(t, 1) }
 
 // newArray allocates n zeroed values of type t.
 func newArray(t goType, n int) pointer { return pointer{unsafeNewArray(t.p, n)} }
-
-//go:linkname unsafeNew reflect.unsafe_New
-func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
 
 //go:linkname unsafeNewArray reflect.unsafe_NewArray
 func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
