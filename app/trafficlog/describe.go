@@ -21,9 +21,19 @@ type Description struct {
 // first; the error list and JSON body only when full is set (the body
 // is the costly part).
 func Describe(msg any, version int16, full bool, opts ...pretty.Option) Description {
+	msg, d := describe(msg, version, full)
+	if full {
+		d.Body = appendBody(nil, msg, version, opts...)
+	}
+	return d
+}
+
+// describe is Describe without the body, and msg redacted, which the
+// body is to be written from.
+func describe(msg any, version int16, full bool) (any, Description) {
 	msg, redacted := Redact(msg)
 	if !full {
-		return Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
+		return msg, Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
 	}
 	summary, found, err := pretty.SummaryAndErrors(msg, version) // one walk for both
 	d := Description{Summary: summary, Redacted: redacted}
@@ -33,10 +43,16 @@ func Describe(msg any, version int16, full bool, opts ...pretty.Option) Descript
 	if err != nil {
 		d.Errors = append(d.Errors, "("+err.Error()+")")
 	}
-	if body, err := pretty.JSON(msg, version, opts...); err == nil {
-		d.Body = body
-	} else {
-		d.Body, _ = json.Marshal(map[string]string{"error": err.Error()})
+	return msg, d
+}
+
+// appendBody appends the body of msg, already redacted: pretty.JSON's,
+// or an object saying why there is none.
+func appendBody(b []byte, msg any, version int16, opts ...pretty.Option) []byte {
+	out, err := pretty.AppendJSON(b, msg, version, opts...)
+	if err == nil {
+		return out
 	}
-	return d
+	j, _ := json.Marshal(map[string]string{"error": err.Error()})
+	return append(b, j...)
 }

@@ -89,8 +89,9 @@ type jsonLine struct {
 // writes it, shaped by opts: pretty.WithRawRecords, say).
 func AppendJSON(b []byte, e Event, opts ...pretty.Option) []byte {
 	var d Description
+	var msg any
 	if e.Msg != nil {
-		d = Describe(e.Msg, e.Version, true, opts...)
+		msg, d = describe(e.Msg, e.Version, true)
 	}
 	l := e.jsonLine(d)
 	l.Time, l.Conn, l.ClientAddr, l.Principal, l.Note = e.Time.UTC().Format(time.RFC3339Nano), &e.Conn, e.ClientAddr, e.Principal, e.Note
@@ -101,11 +102,19 @@ func AppendJSON(b []byte, e Event, opts ...pretty.Option) []byte {
 	if e.Err != nil {
 		l.Undecodable = e.Err.Error()
 	}
-	j, err := l.marshal()
+	j, err := json.Marshal(l)
 	if err != nil {
 		j, _ = json.Marshal(jsonLine{Time: l.Time, Conn: &e.Conn, Dir: e.Dir, Undecodable: "log: " + err.Error()})
+		return append(append(b, j...), '\n')
 	}
-	return append(append(b, j...), '\n')
+	if e.Msg == nil {
+		return append(append(b, j...), '\n')
+	}
+	// The body, the last key, is written straight into b: a body is most
+	// of a line, and building it apart would cost a copy and the garbage
+	// of its growing buffer.
+	b = append(append(b, j[:len(j)-1]...), `,"body":`...)
+	return append(appendBody(b, msg, e.Version, opts...), '}', '\n')
 }
 
 // marshal is json.Marshal(l) with the body, the last key, appended as it

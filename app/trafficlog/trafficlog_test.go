@@ -19,6 +19,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/secrettest"
 	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -328,4 +329,32 @@ func TestSecretFieldsListsAll(t *testing.T) {
 		Configs: []messages.AlterConfigsRequestAlterableConfig{{Name: "ssl.key.password", Value: str("pw12")}, {Name: "retention.ms", Value: str("1")}}}}}
 	assert.Equal(t, []trafficlog.SecretField{{Path: "Resources[0].Configs[0].Value", Len: 4}}, trafficlog.SecretFields(conf))
 	assert.Empty(t, trafficlog.SecretFields(&messages.MetadataRequest{}))
+}
+
+// TestJSONLineBody: AppendJSON keeps what b held, writes the body as
+// pretty.JSON does, byte for byte, and gives a message it cannot write
+// an error object for a body, on a line that is still one JSON object.
+func TestJSONLineBody(t *testing.T) {
+	md := messages.NewMetadataResponse()
+	md.Topics = []messages.MetadataResponseTopic{{Name: str("orders"), Partitions: []messages.MetadataResponsePartition{{PartitionIndex: 4}}}}
+	want, err := pretty.JSON(md, 12)
+	require.NoError(t, err)
+	prefix := []byte("earlier line\n")
+	line := trafficlog.AppendJSON(append([]byte(nil), prefix...), trafficlog.Event{Time: time.Unix(0, 0), Conn: 1, Dir: trafficlog.Response, Key: 3, Version: 12, Msg: md})
+	require.True(t, bytes.HasPrefix(line, prefix), "%s", line)
+	line = line[len(prefix):]
+	var got map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(line, &got), "%s", line)
+	assert.Equal(t, string(want), string(got["body"]))
+	assert.True(t, bytes.HasSuffix(line, append([]byte(`"body":`), append(want, '}', '\n')...)), "%s", line)
+
+	_, wantErr := pretty.JSON(md, 99)
+	require.Error(t, wantErr)
+	line = trafficlog.AppendJSON(nil, trafficlog.Event{Time: time.Unix(0, 0), Conn: 1, Dir: trafficlog.Response, Key: 3, Version: 99, Msg: md})
+	var bad struct {
+		Body struct{ Error string }
+	}
+	require.NoError(t, json.Unmarshal(line, &bad), "%s", line)
+	assert.Equal(t, wantErr.Error(), bad.Body.Error)
+	assert.Equal(t, 1, bytes.Count(line, []byte("\n")))
 }
