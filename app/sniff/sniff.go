@@ -73,6 +73,9 @@ type Record struct {
 
 	// ErrorCodes are the response's non-zero error codes.
 	ErrorCodes []kerr.FieldCode
+	// Summary is the response's one-line summary (pretty.Summary's),
+	// from the walk that found ErrorCodes; empty when that walk failed.
+	Summary string
 }
 
 // Options tune a Reader; the zero value is usable.

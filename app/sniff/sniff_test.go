@@ -12,6 +12,8 @@ import (
 	"github.com/kwirelabs/kwire/app/sniff"
 	"github.com/kwirelabs/kwire/app/sniff/capturetest"
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -87,6 +89,13 @@ func (s *seen) record(r *sniff.Record) {
 	}
 	if r.Msg == nil || r.Err != nil || !ok {
 		return // counted as missing below
+	}
+	if r.Kind == sniff.Response {
+		// Summary and ErrorCodes come from one walk: each is what its own function gives.
+		assert.Equal(s.t, pretty.Summary(r.Msg, r.Version), r.Summary, "summary %s", k)
+		codes, err := kerr.Find(r.Msg, r.Version)
+		assert.NoError(s.t, err)
+		assert.Equal(s.t, codes, r.ErrorCodes, "error codes %s", k)
 	}
 	if r.Kind == sniff.Request {
 		b, err := kwire.AppendRequest(nil, r.Msg, r.Version, r.CorrelationID, r.ClientID)

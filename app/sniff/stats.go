@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire/kerr"
+	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -84,8 +85,12 @@ func (s *sniffer) record(r *Record) {
 		}
 	}
 	if r.Kind == Response && r.Msg != nil {
-		found, _ := kerr.Find(r.Msg, r.Version)
+		// The summary comes from the same walk, for a log line to reuse.
+		summary, found, err := pretty.SummaryAndErrors(r.Msg, r.Version)
 		r.ErrorCodes = found
+		if err == nil {
+			r.Summary = summary
+		}
 		for _, f := range found {
 			st.Errors[APIVersion{r.Key, int16(f.Code)}]++
 		}

@@ -3,6 +3,7 @@ package trafficlog
 import (
 	"encoding/json"
 
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 )
 
@@ -21,7 +22,7 @@ type Description struct {
 // first; the error list and JSON body only when full is set (the body
 // is the costly part).
 func Describe(msg any, version int16, full bool, opts ...pretty.Option) Description {
-	msg, d := describe(msg, version, full)
+	msg, d := describe(msg, version, full, "", nil)
 	if full {
 		d.Body = appendBody(nil, msg, version, opts...)
 	}
@@ -29,9 +30,20 @@ func Describe(msg any, version int16, full bool, opts ...pretty.Option) Descript
 }
 
 // describe is Describe without the body, and msg redacted, which the
-// body is to be written from.
-func describe(msg any, version int16, full bool) (any, Description) {
+// body is to be written from. A summary not empty, with its codes, is
+// what pretty.SummaryAndErrors gave for msg: it stands when Redact
+// leaves msg as it was.
+func describe(msg any, version int16, full bool, summary string, codes []kerr.FieldCode) (any, Description) {
 	msg, redacted := Redact(msg)
+	if summary != "" && redacted == nil {
+		d := Description{Summary: summary}
+		if full {
+			for _, f := range codes {
+				d.Errors = append(d.Errors, f.String())
+			}
+		}
+		return msg, d
+	}
 	if !full {
 		return msg, Description{Summary: pretty.Summary(msg, version), Redacted: redacted}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/messages"
 )
 
@@ -48,6 +49,14 @@ type Event struct {
 	Msg  any    // the decoded body; nil when it did not decode
 	Err  error  // why it did not decode (or pair)
 	Note string // what the writer of the log did besides relaying
+
+	// Summary, when not empty, is Msg's summary and ErrorCodes its
+	// non-zero error codes as pretty.SummaryAndErrors gave them, from a
+	// writer that walked Msg already (sniff, which counts the codes): the
+	// line of a message without secrets takes them from here instead of
+	// walking Msg again.
+	Summary    string
+	ErrorCodes []kerr.FieldCode
 }
 
 // aboutAPI says whether the event concerns a Kafka message rather than

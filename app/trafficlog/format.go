@@ -37,7 +37,7 @@ func AppendText(b []byte, e Event) []byte {
 		b = fmt.Appendf(b, " %.3fms", float64(e.Latency)/float64(time.Millisecond))
 	}
 	if e.Msg != nil {
-		d := Describe(e.Msg, e.Version, false)
+		_, d := describe(e.Msg, e.Version, false, e.Summary, e.ErrorCodes)
 		b = append(b, " | "...)
 		b = append(b, e.summary(d)...)
 		if len(d.Redacted) > 0 {
@@ -91,7 +91,7 @@ func AppendJSON(b []byte, e Event, opts ...pretty.Option) []byte {
 	var d Description
 	var msg any
 	if e.Msg != nil {
-		msg, d = describe(e.Msg, e.Version, true)
+		msg, d = describe(e.Msg, e.Version, true, e.Summary, e.ErrorCodes)
 	}
 	l := e.jsonLine(d)
 	l.Time, l.Conn, l.ClientAddr, l.Principal, l.Note = e.Time.UTC().Format(time.RFC3339Nano), &e.Conn, e.ClientAddr, e.Principal, e.Note

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kwirelabs/kwire/app/secrettest"
 	"github.com/kwirelabs/kwire/app/trafficlog"
+	"github.com/kwirelabs/kwire/kwire/kerr"
 	"github.com/kwirelabs/kwire/kwire/pretty"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -357,4 +358,34 @@ func TestJSONLineBody(t *testing.T) {
 	require.NoError(t, json.Unmarshal(line, &bad), "%s", line)
 	assert.Equal(t, wantErr.Error(), bad.Body.Error)
 	assert.Equal(t, 1, bytes.Count(line, []byte("\n")))
+}
+
+// TestGivenSummary: a line takes the summary and error codes its Event
+// carries (from a writer that walked the message already) instead of
+// walking the message again, unless the message holds a secret: then
+// they may name what redaction clears, and the line walks the redacted
+// message itself.
+func TestGivenSummary(t *testing.T) {
+	md := messages.NewMetadataResponse()
+	md.Topics = []messages.MetadataResponseTopic{{Name: str("orders"), ErrorCode: 3}}
+	e := trafficlog.Event{Time: time.Unix(0, 0), Conn: 1, Dir: trafficlog.Response, Key: 3, Version: 12, Msg: md,
+		Summary: "MetadataResponse v12 given", ErrorCodes: []kerr.FieldCode{{Path: "Given[0].ErrorCode", Code: 3}}}
+	var got struct {
+		Summary string
+		Errors  []string
+	}
+	require.NoError(t, json.Unmarshal(trafficlog.AppendJSON(nil, e), &got))
+	assert.Equal(t, "MetadataResponse v12 given", got.Summary)
+	assert.Equal(t, []string{"Given[0].ErrorCode = UNKNOWN_TOPIC_OR_PARTITION"}, got.Errors)
+	assert.Contains(t, string(trafficlog.AppendText(nil, e)), "| MetadataResponse v12 given\n")
+
+	resp := messages.NewSaslAuthenticateResponse()
+	resp.AuthBytes = []byte("s=QSXCR+Q6sek8bf92")
+	e = trafficlog.Event{Dir: trafficlog.Response, Key: 36, Version: 2, Msg: resp, Summary: "SaslAuthenticateResponse v2 AuthBytes=18"}
+	want := trafficlog.Describe(resp, 2, false).Summary
+	require.NotEqual(t, e.Summary, want)
+	got.Summary = ""
+	require.NoError(t, json.Unmarshal(trafficlog.AppendJSON(nil, e), &got))
+	assert.Equal(t, want, got.Summary)
+	assert.Contains(t, string(trafficlog.AppendText(nil, e)), "| "+want+" | redacted: AuthBytes\n")
 }

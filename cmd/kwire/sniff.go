@@ -160,7 +160,7 @@ func runSniff(args []string, stdin io.Reader, out, errOut io.Writer) error {
 func sniffEvent(r *sniff.Record) trafficlog.Event {
 	return trafficlog.Event{Time: r.Time, Conn: r.Conn, Dir: trafficlog.Dir(r.Kind), Key: r.Key, Version: r.Version,
 		CorrelationID: r.CorrelationID, ClientID: r.ClientID, ClientInstanceID: r.ClientInstanceID, Latency: r.Latency, ClientAddr: r.Client,
-		Principal: r.Principal, Msg: r.Msg, Err: r.Err, Note: r.Note}
+		Principal: r.Principal, Msg: r.Msg, Summary: r.Summary, ErrorCodes: r.ErrorCodes, Err: r.Err, Note: r.Note}
 }
 
 // sniffFilter is what -api, -errors and -client keep.
