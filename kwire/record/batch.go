@@ -157,7 +157,7 @@ func parseBatchV2(entry []byte, pos int, lim *limits) (*Batch, error) {
 		return nil, errAt(pos+batchCountPos, ErrTooLarge, "batch record count %d (limit %d)", b.NumRecords, lim.records)
 	}
 	if codec != CodecNone {
-		if err := b.decompress(codec, b.records, pos+batchHeaderLen, codec.String()+" records", lim); err != nil {
+		if err := b.decompress(codec, b.records, pos+batchHeaderLen, false, lim); err != nil {
 			return nil, err
 		}
 		if err := b.checkCount(); err != nil {

@@ -96,7 +96,7 @@ func parseLegacy(entry []byte, pos int, lim *limits) (*Batch, error) {
 	if codec == CodecLZ4 && m.magic == 0 {
 		m.value = withCorrectLZ4HeaderChecksum(m.value)
 	}
-	if err := b.decompress(codec, m.value, pos, "legacy wrapper "+codec.String()+" value", lim); err != nil {
+	if err := b.decompress(codec, m.value, pos, true, lim); err != nil {
 		return nil, err
 	}
 	if err := b.checkInner(m, lim.records); err != nil {

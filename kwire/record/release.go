@@ -2,8 +2,9 @@ package record
 
 // decompress sets b.records to src decompressed, in a buffer from the
 // Reader's pool sized from what src declares, within the Reader's limit on
-// one batch and its budget. Errors are placed at pos, naming what.
-func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *limits) error {
+// one batch and its budget. Errors are placed at pos, naming a batch's
+// records or a legacy wrapper's value.
+func (b *Batch) decompress(codec Codec, src []byte, pos int, legacy bool, lim *limits) error {
 	// A Budget charges an LZ4 batch's exact size before decompressing it;
 	// otherwise the size is guessed from the Reader's last LZ4 batch.
 	var ratio int64
@@ -12,16 +13,16 @@ func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *l
 	}
 	claim, sentinel, cause := claimSize(codec, src, lim.decompressed, ratio)
 	if sentinel != nil {
-		return decompressError(pos, what, sentinel, cause)
+		return decompressError(pos, decompressWhat(codec, legacy), sentinel, cause)
 	}
 	allowed := lim.decompressed
 	if claim.min > int64(allowed) {
-		return decompressError(pos, what, ErrTooLarge, nil)
+		return decompressError(pos, decompressWhat(codec, legacy), ErrTooLarge, nil)
 	}
 	size := claim.start(allowed)
 	budget := lim.budget
 	if budget != nil && !budget.take(size) {
-		return errAt(pos, ErrTooLarge, "%s: %d bytes would pass the memory budget (%d of %d bytes in use)", what, size, budget.InUse(), budget.Limit())
+		return errAt(pos, ErrTooLarge, "%s: %d bytes would pass the memory budget (%d of %d bytes in use)", decompressWhat(codec, legacy), size, budget.InUse(), budget.Limit())
 	}
 	var buf []byte
 	switch {
@@ -40,7 +41,7 @@ func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *l
 			if !budget.take(extra) {
 				b.records, b.compressed = buf, true
 				b.Release()
-				return errAt(pos, ErrTooLarge, "%s: %d bytes would pass the memory budget (%d of %d bytes in use)", what, cap(buf), budget.InUse(), budget.Limit())
+				return errAt(pos, ErrTooLarge, "%s: %d bytes would pass the memory budget (%d of %d bytes in use)", decompressWhat(codec, legacy), cap(buf), budget.InUse(), budget.Limit())
 			}
 			b.charged = cap(buf)
 		}
@@ -65,7 +66,7 @@ func (b *Batch) decompress(codec Codec, src []byte, pos int, what string, lim *l
 	if sentinel != nil {
 		b.records, b.compressed = buf, true
 		b.Release()
-		return decompressError(pos, what, sentinel, cause)
+		return decompressError(pos, decompressWhat(codec, legacy), sentinel, cause)
 	}
 	b.records, b.compressed = out, true
 	if codec == CodecLZ4 && lim.lz4Ratio != nil {
@@ -108,4 +109,13 @@ func (b *Batch) putBuffer(buf []byte) {
 		putBuffer(b.holder)
 		b.holder = nil
 	}
+}
+
+// decompressWhat names what decompress failed on; it is built only for an
+// error, so that a batch read allocates no name.
+func decompressWhat(codec Codec, legacy bool) string {
+	if legacy {
+		return "legacy wrapper " + codec.String() + " value"
+	}
+	return codec.String() + " records"
 }
