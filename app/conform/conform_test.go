@@ -430,3 +430,39 @@ func TestOverTLSAndSASL(t *testing.T) {
 	_, err = Run(ctx, f.addr(), opts)
 	assert.ErrorIs(t, err, ErrUnreachable, "plaintext to a TLS listener")
 }
+
+// TestSkipRobustnessChecks: a robustness check named in SkipChecks is not
+// sent: a broker that dies on an unknown key, checked with unknown-key
+// skipped, is still serving at the end and fails nothing; every name in
+// RobustnessChecks is one the run reports.
+func TestSkipRobustnessChecks(t *testing.T) {
+	t.Parallel()
+	f := startFake(t, mutation{crashOnUnknown: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, f.addr(), Options{APIs: []int16{keyApiVersions}, N: 1, Seed: 7, Timeout: 400 * time.Millisecond, SkipChecks: []string{checkUnknownKey}})
+	require.NoError(t, err)
+	require.Empty(t, failedChecks(rep), dump(rep))
+	var skipped []string
+	for _, r := range rep.Results {
+		if r.Check == checkUnknownKey {
+			assert.Equal(t, Skip, r.Verdict)
+			assert.Equal(t, "not run (-skip)", r.Detail)
+			skipped = append(skipped, r.Check)
+		}
+	}
+	assert.Equal(t, []string{checkUnknownKey}, skipped)
+	c, err := net.DialTimeout("tcp", f.addr(), 5*time.Second)
+	require.NoError(t, err, "the broker died: the unknown key was sent")
+	c.Close()
+
+	rep, err = Run(ctx, f.addr(), Options{APIs: []int16{keyApiVersions}, N: -1, Timeout: 400 * time.Millisecond, SkipChecks: RobustnessChecks})
+	require.NoError(t, err)
+	var reported []string
+	for _, r := range rep.Results {
+		if r.API == "broker" && r.Verdict == Skip && r.Detail == "not run (-skip)" {
+			reported = append(reported, r.Check)
+		}
+	}
+	assert.Equal(t, RobustnessChecks, reported)
+}

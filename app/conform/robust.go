@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/kwirelabs/kwire/kwire"
@@ -27,6 +28,10 @@ const (
 
 // sizeBeyondLimit is one byte past Kafka's default socket.request.max.bytes.
 const sizeBeyondLimit = 100<<20 + 1
+
+// RobustnessChecks are the names of the robustness checks, each run on a
+// connection of its own, in the order they run.
+var RobustnessChecks = []string{checkOrder, checkUnknownTag, checkAboveMax, checkCutShort, checkTrailing, checkSizeLimit, checkUnknownKey}
 
 // unknownKey is an API key no Kafka release has.
 const unknownKey = 32000
@@ -98,6 +103,10 @@ func (r *runner) robustness() {
 		return
 	}
 	for _, s := range steps {
+		if slices.Contains(r.opts.SkipChecks, s.name) {
+			r.addBroker(s.name, Skip, "not run (-skip)", nil)
+			continue
+		}
 		if r.down != "" {
 			r.addBroker(s.name, Skip, r.down, nil)
 			continue

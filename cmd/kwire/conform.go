@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ func runConform(args []string, out io.Writer) error {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("b", "", "the broker, HOST:PORT")
 	apis := fs.String("api", "", "only these APIs (names or keys, comma-separated)")
-	skip := fs.String("skip", "", "not these APIs (names or keys, comma-separated)")
+	skip := fs.String("skip", "", "not these APIs (names or keys) or robustness checks ("+strings.Join(conform.RobustnessChecks, ", ")+"), comma-separated")
 	seed := fs.Int64("seed", 0, "the random requests' seed (0: from the clock; printed in the report)")
 	n := fs.Int("n", 8, "random requests per API and version")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long an answer may take")
@@ -65,7 +66,15 @@ func runConform(args []string, out io.Writer) error {
 	if opts.APIs, err = apiKeys(*apis, "-api"); err != nil {
 		return err
 	}
-	if opts.Skip, err = apiKeys(*skip, "-skip"); err != nil {
+	var skipAPIs []string
+	for _, name := range strings.Split(*skip, ",") {
+		if name = strings.TrimSpace(name); slices.Contains(conform.RobustnessChecks, name) {
+			opts.SkipChecks = append(opts.SkipChecks, name)
+		} else if name != "" {
+			skipAPIs = append(skipAPIs, name)
+		}
+	}
+	if opts.Skip, err = apiKeys(strings.Join(skipAPIs, ","), "-skip"); err != nil {
 		return err
 	}
 	if opts.TLS, err = tlsFlags.config(); err != nil {
