@@ -296,12 +296,22 @@ func (arrayForm) write(w *jsonWriter, f *kwire.Field, v reflect.Value) {
 		return
 	}
 	elem := formOf(f.Elem)
+	var ms []member
+	if f.Elem.Struct != nil && v.Type().Elem().Kind() == reflect.Struct {
+		// The members once for the array, not once an element: a
+		// Metadata answer has thousands of partitions.
+		ms = members(f.Elem.Struct)
+	}
 	w.buf = append(w.buf, '[')
 	for i := 0; i < v.Len(); i++ {
 		if i > 0 {
 			w.buf = append(w.buf, ',')
 		}
-		elem.write(w, f.Elem, v.Index(i))
+		if ms != nil {
+			w.members(ms, v.Index(i))
+		} else {
+			elem.write(w, f.Elem, v.Index(i))
+		}
 	}
 	w.buf = append(w.buf, ']')
 }

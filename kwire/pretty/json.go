@@ -126,10 +126,13 @@ func members(s *kwire.Schema) []member {
 
 func memberKey(name string) []byte { return append(appendString(nil, name), ':') }
 
-func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) {
+func (w *jsonWriter) object(s *kwire.Schema, sv reflect.Value) { w.members(members(s), sv) }
+
+// members writes struct sv as the object of its members ms.
+func (w *jsonWriter) members(ms []member, sv reflect.Value) {
 	w.buf = append(w.buf, '{')
 	n := 0
-	for _, m := range members(s) {
+	for _, m := range ms {
 		v := sv.Field(m.index)
 		if m.field == nil && v.Interface().(kwire.UnknownTags).Len() == 0 {
 			continue
