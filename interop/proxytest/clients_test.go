@@ -102,7 +102,7 @@ producer = KafkaProducer(compression_type='gzip', linger_ms=20, **opts)
 for f in [producer.send(topic, key=b'key-%d' % i, value=b'value-%d' % i) for i in range(n)]:
     f.get(timeout=20)
 producer.close(timeout=10)
-consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', consumer_timeout_ms=1500, **opts)
+consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', **opts)
 got = 0
 for m in consumer:
     print('%s=%s' % (m.key.decode(), m.value.decode()))

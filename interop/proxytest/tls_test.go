@@ -98,18 +98,30 @@ producer = KafkaProducer(**opts)
 for f in [producer.send(topic, key=b'p%d' % i, value=b'python over TLS') for i in range(20)]:
     f.get(timeout=20)
 producer.close(timeout=10)
-consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', consumer_timeout_ms=3000, **opts)
-n = sum(1 for m in consumer if m.key.startswith(b'p'))
+consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', **opts)
+n = 0
+for m in consumer:
+    n += m.key.startswith(b'p')
+    if n == 20:
+        break
 consumer.close()
 print(n)
 `), 0o600))
 	require.Equal(t, "20", strings.TrimSpace(run(t, "", python, script, p.Addr, topic, f.caFile, f.clientCert, f.clientKey)))
 
 	lines := p.Stop(t)
-	principals := map[string]int{}
+	principals, counted := map[string]int{}, 0
 	for _, l := range lines {
+		// A client that closes a connection before its handshake ends
+		// (kafka-python closing as soon as it has its records, say) gets
+		// a close line with no certificate to name.
+		if l.Principal == "" && strings.HasPrefix(l.Note, "TLS handshake: ") {
+			t.Logf("closed in its handshake: %s", l.raw)
+			continue
+		}
 		principals[l.Principal]++
+		counted++
 	}
-	require.Equal(t, len(lines), principals["CN=alice,O=acme"], "every line names the certificate's subject: %v", principals)
+	require.Equal(t, counted, principals["CN=alice,O=acme"], "every line names the certificate's subject: %v", principals)
 	require.Len(t, p.Listeners(), 2)
 }

@@ -548,7 +548,7 @@ for f in futures:
 producer.flush(timeout=20)
 producer.close(timeout=10)
 
-consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', consumer_timeout_ms=1500, **opts)
+consumer = KafkaConsumer(topic, group_id=None, auto_offset_reset='earliest', **opts)
 print('consumer api_version', consumer.config['api_version'], file=sys.stderr)
 got = 0
 for m in consumer:
@@ -810,7 +810,7 @@ def produce(lo, hi):
 
 def consume(run, want):
     c = KafkaConsumer(topic, group_id=group, auto_offset_reset='earliest', enable_auto_commit=True,
-                      consumer_timeout_ms=3000, session_timeout_ms=6000, heartbeat_interval_ms=500, **opts)
+                      session_timeout_ms=6000, heartbeat_interval_ms=500, **opts)
     got = 0
     for msg in c:
         print('%d\t%s=%s' % (run, msg.key.decode(), msg.value.decode()))
