@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwirelabs/kwire/interop/internal/proctest"
 )
 
 var kwireBin, kfakeBin string // built once by TestMain
@@ -34,10 +36,14 @@ func TestMain(m *testing.M) {
 		{kwireBin, "github.com/kwirelabs/kwire/cmd/kwire", "../.."},
 		{kfakeBin, "./kfakebroker", "."},
 	} {
-		build := exec.Command("go", "build", "-o", b.out, b.pkg)
+		// Generous: a fresh clone's build cache is empty.
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		build := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
 		build.Dir = b.dir
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
+		err := build.Run()
+		cancel()
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "building", b.pkg+":", err)
 			os.Exit(1)
 		}
@@ -56,8 +62,8 @@ func startKfake(t *testing.T) string {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := proctest.NewOutput(nil) // read while kfakebroker may still write it
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		stdin.Close()
