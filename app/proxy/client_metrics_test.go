@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -39,24 +40,9 @@ func (c *clientCounts) ClientRequest(id []byte) {
 // the connection's first client id (a KIP-1313 client names itself on
 // its first request only), or nil before there is one.
 func TestProxyClientMetrics(t *testing.T) {
-	up := startUpstream(t)
-	counts := &clientCounts{}
-	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, &syncBuffer{}, trafficlog.Options{})
-	c, err := dialT(t, p.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
 	kgo, empty := "kgo", ""
-	for i, id := range []*string{nil, &kgo, nil, &empty} {
-		up.answers <- frameOf(kwire.AppendResponse(nil, &messages.MetadataResponse{}, 12, int32(i)))
-		_, err := c.Write(frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, int32(i), id)))
-		require.NoError(t, err)
-		readFrame(t, c)
-	}
-	c.Close()
-	require.NoError(t, p.close())
-	counts.mu.Lock()
-	defer counts.mu.Unlock()
-	assert.Equal(t, []string{"<nil>", "kgo", "kgo", ""}, counts.ids)
+	got := countedClientIDs(t, &syncBuffer{}, []*string{nil, &kgo, nil, &empty})
+	assert.Equal(t, []string{"<nil>", "kgo", "kgo", ""}, got)
 }
 
 // TestProxyClientMetricsWithoutLog: with metrics and neither log nor
@@ -64,14 +50,22 @@ func TestProxyClientMetrics(t *testing.T) {
 // KIP-1313 client's later requests, which leave the client id out, still
 // count under the id its first request gave.
 func TestProxyClientMetricsWithoutLog(t *testing.T) {
+	kgo, empty := "kgo", ""
+	got := countedClientIDs(t, nil, []*string{nil, &kgo, nil, &empty, nil})
+	assert.Equal(t, []string{"<nil>", "kgo", "kgo", "", "kgo"}, got)
+}
+
+// countedClientIDs sends one Metadata request a client id of ids through
+// a proxy logging to log (nil: no log), on one connection, and returns
+// the client ids its metrics counted.
+func countedClientIDs(t *testing.T, log io.Writer, ids []*string) []string {
 	up := startUpstream(t)
 	counts := &clientCounts{}
-	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, nil, trafficlog.Options{})
+	p := startProxy(t, Config{Upstream: up.ln.Addr().String(), Metrics: counts}, log, trafficlog.Options{})
 	c, err := dialT(t, p.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
-	kgo, empty := "kgo", ""
-	for i, id := range []*string{nil, &kgo, nil, &empty, nil} {
+	for i, id := range ids {
 		up.answers <- frameOf(kwire.AppendResponse(nil, &messages.MetadataResponse{}, 12, int32(i)))
 		_, err := c.Write(frameOf(kwire.AppendRequest(nil, &messages.MetadataRequest{}, 12, int32(i), id)))
 		require.NoError(t, err)
@@ -81,7 +75,7 @@ func TestProxyClientMetricsWithoutLog(t *testing.T) {
 	require.NoError(t, p.close())
 	counts.mu.Lock()
 	defer counts.mu.Unlock()
-	assert.Equal(t, []string{"<nil>", "kgo", "kgo", "", "kgo"}, counts.ids)
+	return counts.ids
 }
 
 func TestPeekClientID(t *testing.T) {
