@@ -37,37 +37,36 @@ func readVarint(b []byte) (v int32, n int) {
 // and returns the position after, or -1 for a failure, which every later
 // read passes on; one check at the end of a record covers them all. Most
 // varints in a record take one or two bytes (lengths and deltas under
-// 8192), which are read without a loop.
+// 8192).
+
+// uvarintShort reads a one- or two-byte unsigned varint at b[p:] and
+// reports -1 for anything else (p out of b, a longer varint), which the
+// caller reads again on its slow path. It is small enough to inline.
+func uvarintShort(b []byte, p int) (uint32, int) {
+	if uint(p) < uint(len(b)) {
+		u := uint32(b[p])
+		if u < 0x80 {
+			return u, p + 1
+		}
+		if uint(p+1) < uint(len(b)) {
+			if u = u&0x7f | uint32(b[p+1])<<7; u < 1<<14 {
+				return u, p + 2
+			}
+		}
+	}
+	return 0, -1
+}
 
 // varintAt reads the int32 varint at b[p:].
 func varintAt(b []byte, p int) (int32, int) {
+	if u, q := uvarintShort(b, p); q >= 0 {
+		return wire.UnZigZag32(u), q
+	}
 	if uint(p) >= uint(len(b)) {
 		return 0, -1
-	}
-	if c := b[p]; c < 0x80 {
-		return wire.UnZigZag32(uint32(c)), p + 1
-	} else if p+1 < len(b) && b[p+1] < 0x80 {
-		return wire.UnZigZag32(uint32(c&0x7f) | uint32(b[p+1])<<7), p + 2
 	}
 	v, n := readVarint(b[p:])
 	if n <= 0 {
-		return 0, -1
-	}
-	return v, p + n
-}
-
-// varlongAt reads the int64 varlong at b[p:].
-func varlongAt(b []byte, p int) (int64, int) {
-	if uint(p) >= uint(len(b)) {
-		return 0, -1
-	}
-	if c := b[p]; c < 0x80 {
-		return int64(wire.UnZigZag32(uint32(c))), p + 1
-	} else if p+1 < len(b) && b[p+1] < 0x80 {
-		return int64(wire.UnZigZag32(uint32(c&0x7f) | uint32(b[p+1])<<7)), p + 2
-	}
-	v, n := wire.ConsumeVarlong(b[p:])
-	if n < 0 {
 		return 0, -1
 	}
 	return v, p + n

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The positional readers, their one- and two-byte path included, agree
+// The positional readers (uvarintShort for one- and two-byte varints) agree
 // with encoding/binary (an independent reader of the same zig-zag
 // varints) at every value and cut, refuse an int32 varint that does not
 // fit, and pass a failure on.
@@ -22,11 +22,15 @@ func TestVarintAtAgrees(t *testing.T) {
 			if fits32 != (p >= 0) || (fits32 && (int64(got32) != want || p != 1+n)) {
 				t.Fatalf("%d cut %d: varintAt %d at %d; encoding/binary %d, %d", v, cut, got32, p, want, n)
 			}
-			got64, p := varlongAt(b, 1)
-			if (n > 0) != (p >= 0) || (n > 0 && (got64 != want || p != 1+n)) {
-				t.Fatalf("%d cut %d: varlongAt %d at %d; encoding/binary %d, %d", v, cut, got64, p, want, n)
+			short := n == 1 || n == 2
+			u, p := uvarintShort(b, 1)
+			if short != (p >= 0) || (short && (int64(u>>1)^-int64(u&1) != want || p != 1+n)) {
+				t.Fatalf("%d cut %d: uvarintShort %d at %d; encoding/binary %d, %d", v, cut, u, p, want, n)
 			}
 		}
+	}
+	if _, p := uvarintShort([]byte{0}, -1); p != -1 {
+		t.Fatal("a failed position is not passed on")
 	}
 	if _, p := varintAt([]byte{0}, -1); p != -1 {
 		t.Fatal("a failed position is not passed on")
