@@ -95,14 +95,15 @@ func BenchmarkRecordFloor(b *testing.B) {
 	for _, shape := range []struct {
 		name           string
 		value, headers int
-	}{{"value=100", 100, 0}, {"value=10", 10, 0}, {"value=100/headers=3", 100, 3}} {
+		tsStep         int64 // milliseconds between records
+	}{{"value=100", 100, 0, 1}, {"value=10", 10, 0, 1}, {"value=100/headers=3", 100, 3, 1}, {"value=100/seconds-apart", 100, 0, 10_000}} {
 		recs := make([]Record, 1000)
 		for i := range recs {
 			v := make([]byte, shape.value)
 			for j := range v {
 				v[j] = "abcdefgh"[rng.IntN(8)]
 			}
-			recs[i] = Record{Key: fmt.Appendf(nil, "%08d", i), Value: v, Timestamp: 1_700_000_000_000 + int64(i)}
+			recs[i] = Record{Key: fmt.Appendf(nil, "%08d", i), Value: v, Timestamp: 1_700_000_000_000 + int64(i)*shape.tsStep}
 			for h := range shape.headers {
 				recs[i].Headers = append(recs[i].Headers, Header{Key: fmt.Sprintf("header-%03d", h), Value: fmt.Appendf(nil, "%016d", i)})
 			}

@@ -94,6 +94,9 @@ func TestBadVarint(t *testing.T) {
 	if _, p := varintAt([]byte{0x80, 0x80, 0x80, 0x80, 0x10}, 0); p >= 0 {
 		t.Fatalf("varint past int32 accepted")
 	}
+	if _, p := varlongAt(bytes.Repeat([]byte{0xff}, 11), 0); p >= 0 {
+		t.Fatalf("11-byte varlong accepted")
+	}
 }
 
 func TestLengthLargerThanInput(t *testing.T) {

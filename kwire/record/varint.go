@@ -84,3 +84,15 @@ func varBytesAt(b []byte, p int) ([]byte, int) {
 	}
 	return b[p : p+int(n) : p+int(n)], p + int(n)
 }
+
+// varlongAt reads the int64 varlong at b[p:].
+func varlongAt(b []byte, p int) (int64, int) {
+	if uint(p) >= uint(len(b)) {
+		return 0, -1
+	}
+	v, n := wire.ConsumeVarlong(b[p:])
+	if n < 0 {
+		return 0, -1
+	}
+	return v, p + n
+}

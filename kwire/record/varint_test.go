@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// The positional readers (uvarintShort for one- and two-byte varints) agree
-// with encoding/binary (an independent reader of the same zig-zag
-// varints) at every value and cut, refuse an int32 varint that does not
-// fit, and pass a failure on.
+// The positional readers (uvarintShort for one- and two-byte varints,
+// varintAt, varlongAt) agree with encoding/binary (an independent reader
+// of the same zig-zag varints) at every value and cut, refuse an int32
+// varint that does not fit, and pass a failure on.
 func TestVarintAtAgrees(t *testing.T) {
 	values := []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, 1 << 20, math.MaxInt32, math.MinInt32, math.MaxInt32 + 1, math.MinInt32 - 1, math.MinInt64, math.MaxInt64}
 	for _, v := range values {
@@ -21,6 +21,10 @@ func TestVarintAtAgrees(t *testing.T) {
 			got32, p := varintAt(b, 1)
 			if fits32 != (p >= 0) || (fits32 && (int64(got32) != want || p != 1+n)) {
 				t.Fatalf("%d cut %d: varintAt %d at %d; encoding/binary %d, %d", v, cut, got32, p, want, n)
+			}
+			got64, p := varlongAt(b, 1)
+			if (n > 0) != (p >= 0) || (n > 0 && (got64 != want || p != 1+n)) {
+				t.Fatalf("%d cut %d: varlongAt %d at %d; encoding/binary %d, %d", v, cut, got64, p, want, n)
 			}
 			short := n == 1 || n == 2
 			u, p := uvarintShort(b, 1)
