@@ -118,21 +118,21 @@ func parseBatchV2(entry []byte, pos int, lim *limits) (*Batch, error) {
 	if len(entry) < batchHeaderLen {
 		return nil, errAt(pos+8, ErrInvalidLength, "batch length %d (minimum %d)", len(entry)-entryOverhead, minBatchLength)
 	}
-	d := decoder{b: entry}
+	h := entry[:batchHeaderLen] // the offsets of putBatchHeader
 	b := &Batch{
-		BaseOffset:           d.int64(""),
-		Length:               d.int32(""),
-		PartitionLeaderEpoch: d.int32(""),
-		Magic:                d.int8(""),
-		CRC:                  d.uint32(""),
-		Attributes:           Attributes(d.int16("")),
-		LastOffsetDelta:      d.int32(""),
-		BaseTimestamp:        d.int64(""),
-		MaxTimestamp:         d.int64(""),
-		ProducerID:           d.int64(""),
-		ProducerEpoch:        d.int16(""),
-		BaseSequence:         d.int32(""),
-		NumRecords:           d.int32(""),
+		BaseOffset:           wire.Int64(h[0:]),
+		Length:               wire.Int32(h[8:]),
+		PartitionLeaderEpoch: wire.Int32(h[12:]),
+		Magic:                int8(h[magicPos]),
+		CRC:                  wire.Uint32(h[batchCRCPos:]),
+		Attributes:           Attributes(wire.Int16(h[batchAttrsPos:])),
+		LastOffsetDelta:      wire.Int32(h[23:]),
+		BaseTimestamp:        wire.Int64(h[27:]),
+		MaxTimestamp:         wire.Int64(h[35:]),
+		ProducerID:           wire.Int64(h[43:]),
+		ProducerEpoch:        wire.Int16(h[51:]),
+		BaseSequence:         wire.Int32(h[53:]),
+		NumRecords:           wire.Int32(h[batchCountPos:]),
 		Raw:                  entry,
 		pos:                  pos,
 		maxHeaders:           lim.headers,
@@ -183,13 +183,13 @@ func putBatchHeader(entry []byte, b *Batch) {
 	wire.PutInt32(entry[8:], int32(len(entry)-entryOverhead))
 	wire.PutInt32(entry[12:], b.PartitionLeaderEpoch)
 	entry[magicPos] = 2
-	wire.PutInt16(entry[21:], int16(b.Attributes))
+	wire.PutInt16(entry[batchAttrsPos:], int16(b.Attributes))
 	wire.PutInt32(entry[23:], b.LastOffsetDelta)
 	wire.PutInt64(entry[27:], b.BaseTimestamp)
 	wire.PutInt64(entry[35:], b.MaxTimestamp)
 	wire.PutInt64(entry[43:], b.ProducerID)
 	wire.PutInt16(entry[51:], b.ProducerEpoch)
 	wire.PutInt32(entry[53:], b.BaseSequence)
-	wire.PutInt32(entry[57:], b.NumRecords)
+	wire.PutInt32(entry[batchCountPos:], b.NumRecords)
 	wire.PutUint32(entry[batchCRCPos:], crc32.Checksum(entry[batchAttrsPos:], castagnoli))
 }

@@ -44,13 +44,6 @@ func (d *decoder) int8(what string) int8 {
 	return 0
 }
 
-func (d *decoder) int16(what string) int16 {
-	if p := d.take(2, what); p != nil {
-		return wire.Int16(p)
-	}
-	return 0
-}
-
 func (d *decoder) int32(what string) int32 {
 	if p := d.take(4, what); p != nil {
 		return wire.Int32(p)
