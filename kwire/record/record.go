@@ -111,15 +111,19 @@ func (it *RecordIter) Headers() HeaderIter {
 // appendHeaders decodes the current record's headers onto dst.
 func (it *RecordIter) appendHeaders(dst []Header) []Header {
 	start := len(dst)
-	h := it.Headers()
-	for i := 0; h.Next(); i++ {
+	b, p := it.dec.b[it.headersAt:it.headersEnd], 0
+	for i := range it.headerCount {
+		var k, v []byte
+		if k, v, p = headerAt(b, p); p < 0 {
+			break
+		}
 		key := ""
-		if i < len(it.lastHeaders) && it.lastHeaders[i].Key == string(h.Key()) {
+		if i < len(it.lastHeaders) && it.lastHeaders[i].Key == string(k) {
 			key = it.lastHeaders[i].Key
 		} else {
-			key = string(h.Key())
+			key = string(k)
 		}
-		dst = append(dst, Header{Key: key, Value: h.Value()})
+		dst = append(dst, Header{Key: key, Value: v})
 	}
 	it.lastHeaders = dst[start:]
 	return dst
@@ -142,16 +146,44 @@ func (h *HeaderIter) Next() bool {
 		return false
 	}
 	h.left--
-	// RecordIter.Next has checked the headers' bytes.
-	p := h.dec.pos
-	h.key, p = varBytesAt(h.dec.b, p)
-	h.value, p = varBytesAt(h.dec.b, p)
-	if p < 0 {
+	var p int
+	if h.key, h.value, p = headerAt(h.dec.b, h.dec.pos); p < 0 {
 		h.left = 0
 		return false
 	}
 	h.dec.pos = p
 	return true
+}
+
+// headerAt reads the header at b[p:], which RecordIter.Next has checked:
+// its key, its value (nil for null) and the position after it, or -1 if
+// it does not parse. Both fields are read in one call, the common varints
+// inline (see fastV2).
+func headerAt(b []byte, p int) (key, value []byte, next int) {
+	at := p
+	u, p := uvarintShort(b, at)
+	n := wire.UnZigZag32(u)
+	if p < 0 {
+		n, p = varintAt(b, at)
+	}
+	if p < 0 || n < 0 || int(n) > len(b)-p {
+		return nil, nil, -1
+	}
+	key = b[p : p+int(n) : p+int(n)]
+	at = p + int(n)
+	u, p = uvarintShort(b, at)
+	n = wire.UnZigZag32(u)
+	if p < 0 {
+		n, p = varintAt(b, at)
+	}
+	if p < 0 || n < -1 || int(n) > len(b)-p {
+		return nil, nil, -1
+	}
+	if n >= 0 {
+		value = b[p : p+int(n) : p+int(n)]
+		p += int(n)
+	}
+	return key, value, p
 }
 
 // Key is the current header's key.
@@ -294,6 +326,8 @@ func (it *RecordIter) fastV2() bool {
 		return false
 	}
 	headersAt := p
+	// headerAt's checks, inline: calling it here cost 670,000 instructions
+	// on BenchmarkFetch headers/none/kwire (12,000 headers), 12 %.
 	for range count {
 		u, p = uvarintShort(rec, p)
 		n = wire.UnZigZag32(u)

@@ -75,7 +75,12 @@ func varintAt(b []byte, p int) (int32, int) {
 // varBytesAt reads varint-length-prefixed bytes at b[p:]: nil for null
 // (length -1), and nil with -1 for a failure.
 func varBytesAt(b []byte, p int) ([]byte, int) {
-	n, p := varintAt(b, p)
+	u, q := uvarintShort(b, p)
+	n := wire.UnZigZag32(u)
+	if q < 0 {
+		n, q = varintAt(b, p)
+	}
+	p = q
 	switch {
 	case p < 0 || n < -1 || int(n) > len(b)-p:
 		return nil, -1
