@@ -83,8 +83,22 @@ func (b *Batch) Records() ([]Record, error) {
 	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
 	var slab []Header
 	it := b.Iter()
-	for it.Next() {
-		out = append(out, *it.RecordWithoutHeaders())
+	// Each record is decoded into its slot of out; one past out's
+	// capacity, which the count normally covers, goes to extra first.
+	var extra Record
+	for {
+		r := &extra
+		if len(out) < cap(out) {
+			r = &out[:len(out)+1][len(out)]
+		}
+		if !it.next(r) {
+			break
+		}
+		if r == &extra {
+			out = append(out, extra)
+		} else {
+			out = out[:len(out)+1]
+		}
 		n := it.headerCount
 		if n == 0 {
 			continue

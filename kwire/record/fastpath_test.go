@@ -32,14 +32,14 @@ func FuzzFastPathAgrees(f *testing.F) {
 		}
 		fast, checked := b.Iter(), b.Iter()
 		for i := 0; i < int(n); i++ {
-			okFast, okChecked := fast.fastV2(), checked.checkedV2()
+			okFast, okChecked := fast.fastV2(&fast.rec), checked.checkedV2(&checked.rec)
 			if okFast && !okChecked {
 				t.Fatalf("record %d: fastV2 accepts what checkedV2 refuses (%s at %d)", i, checked.dec.failWhat, checked.dec.failPos)
 			}
 			if !okChecked {
 				return
 			}
-			if !okFast && !fast.checkedV2() {
+			if !okFast && !fast.checkedV2(&fast.rec) {
 				t.Fatalf("record %d: checkedV2 refuses at the fast iterator's position", i)
 			}
 			fr, cr := fast.rec, checked.rec

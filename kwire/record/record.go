@@ -196,7 +196,11 @@ func (h *HeaderIter) Value() []byte { return h.value }
 func (it *RecordIter) Err() error { return it.err }
 
 // Next decodes the next record and reports whether there was one.
-func (it *RecordIter) Next() bool {
+func (it *RecordIter) Next() bool { return it.next(&it.rec) }
+
+// next decodes the next record into r: the iterator's own, or for Records
+// the slot of its result, which saves a copy a record.
+func (it *RecordIter) next(r *Record) bool {
 	b := it.batch
 	if it.err != nil {
 		return false
@@ -207,16 +211,16 @@ func (it *RecordIter) Next() bool {
 		}
 		return false
 	}
-	if b.Magic >= 2 && it.fastV2() {
+	if b.Magic >= 2 && it.fastV2(r) {
 		it.index++
 		return true
 	}
-	it.rec.Headers, it.headerCount = nil, 0
+	r.Headers, it.headerCount = nil, 0
 	var ok bool
 	if b.Magic < 2 {
-		ok = it.decodeLegacy()
+		ok = it.decodeLegacy(r)
 	} else {
-		ok = it.checkedV2()
+		ok = it.checkedV2(r)
 	}
 	if !ok {
 		d := &it.dec
@@ -228,7 +232,7 @@ func (it *RecordIter) Next() bool {
 }
 
 // decodeLegacy reads the next message of a legacy entry's message set.
-func (it *RecordIter) decodeLegacy() bool {
+func (it *RecordIter) decodeLegacy(r *Record) bool {
 	d, b := &it.dec, it.batch
 	at := d.pos
 	d.take(8, "offset")
@@ -250,7 +254,7 @@ func (it *RecordIter) decodeLegacy() bool {
 	if b.Magic >= 1 && b.Attributes.TimestampType() == LogAppendTime {
 		ts = b.MaxTimestamp // a wrapper's timestamp
 	}
-	it.rec = Record{Offset: m.offset + it.shift, Timestamp: ts, Key: m.key, Value: m.value, Attributes: m.attributes}
+	*r = Record{Offset: m.offset + it.shift, Timestamp: ts, Key: m.key, Value: m.value, Attributes: m.attributes}
 	return true
 }
 
@@ -264,8 +268,8 @@ func (it *RecordIter) decodeLegacy() bool {
 // record, against 472 with a call per field); the fields that are longer
 // in real batches (lengths of 8 KiB and more, deltas of 8,192 and more)
 // fall back to a call, the header fields to checkedV2.
-func (it *RecordIter) fastV2() bool {
-	d, b, r := &it.dec, it.batch, &it.rec
+func (it *RecordIter) fastV2(r *Record) bool {
+	d, b := &it.dec, it.batch
 	rest := d.b[d.pos:]
 	u, p := uvarintShort(rest, 0)
 	length := wire.UnZigZag32(u)
@@ -363,8 +367,8 @@ func (it *RecordIter) fastV2() bool {
 
 // checkedV2 is fastV2 field by field through the decoder, which records
 // the first failure.
-func (it *RecordIter) checkedV2() bool {
-	d, b, r := &it.dec, it.batch, &it.rec
+func (it *RecordIter) checkedV2(r *Record) bool {
+	d, b := &it.dec, it.batch
 	lenPos := d.pos
 	length := d.varint("length")
 	if d.ok() && (length < minRecordLenV2-1 || int(length) > len(d.b)-d.pos) {
