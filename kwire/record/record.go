@@ -270,16 +270,16 @@ func (it *RecordIter) decodeLegacy(r *Record) bool {
 // fall back to a call, the header fields to checkedV2.
 func (it *RecordIter) fastV2(r *Record) bool {
 	d, b := &it.dec, it.batch
-	rest := d.b[d.pos:]
-	u, p := uvarintShort(rest, 0)
+	// rec ends where the record does; positions are d.b's.
+	u, p := uvarintShort(d.b, d.pos)
 	length := wire.UnZigZag32(u)
 	if p < 0 {
-		length, p = varintAt(rest, 0)
+		length, p = varintAt(d.b, d.pos)
 	}
-	if p < 0 || length < minRecordLenV2-1 || int(length) > len(rest)-p {
+	if p < 0 || length < minRecordLenV2-1 || int(length) > len(d.b)-p {
 		return false
 	}
-	rec := rest[:p+int(length)]
+	rec := d.b[:p+int(length)]
 	attributes := rec[p]
 	at := p + 1
 	u, p = uvarintShort(rec, at)
@@ -325,8 +325,9 @@ func (it *RecordIter) fastV2(r *Record) bool {
 
 	u, p = uvarintShort(rec, p)
 	count := int(wire.UnZigZag32(u))
-	// A header takes at least two bytes (two varint lengths).
-	if p < 0 || count < 0 || count > (len(rec)-p)/2 || count > it.headersLeft {
+	// A failed read (p < 0) stops the loop at its first header, or fails
+	// the check after it.
+	if count < 0 || count > it.headersLeft {
 		return false
 	}
 	headersAt := p
@@ -348,9 +349,9 @@ func (it *RecordIter) fastV2(r *Record) bool {
 	if p != len(rec) {
 		return false
 	}
-	it.headersAt, it.headersEnd, it.headerCount = d.pos+headersAt, d.pos+len(rec), count
+	it.headersAt, it.headersEnd, it.headerCount = headersAt, len(rec), count
 	it.headersLeft -= count
-	d.pos += len(rec)
+	d.pos = len(rec)
 	if r.Headers != nil {
 		r.Headers = nil
 	}
