@@ -69,8 +69,8 @@ func (d *decoder) varint(what string) int32 {
 	if d.failErr != nil {
 		return 0
 	}
-	v, n := readVarint(d.b[d.pos:])
-	if n <= 0 {
+	v, n := wire.ConsumeVarint(d.b[d.pos:])
+	if n < 0 {
 		d.varintFailed(n, what)
 		return 0
 	}
@@ -84,9 +84,6 @@ func (d *decoder) varlong(what string) int64 {
 	}
 	v, n := wire.ConsumeVarlong(d.b[d.pos:])
 	if n < 0 {
-		if wire.ParseError(n) == wire.ErrTruncated {
-			n = 0
-		}
 		d.varintFailed(n, what)
 		return 0
 	}
@@ -94,9 +91,9 @@ func (d *decoder) varlong(what string) int64 {
 	return v
 }
 
-// varintFailed reports a failed varint: n is 0 when the bytes ended first.
+// varintFailed reports a failed varint; n is wire's error code.
 func (d *decoder) varintFailed(n int, what string) {
-	if n == 0 {
+	if wire.ParseError(n) == wire.ErrTruncated {
 		d.fail(d.pos, ErrTruncated, what)
 	} else {
 		d.fail(d.pos, ErrBadVarint, what)

@@ -1,37 +1,6 @@
 package record
 
-import (
-	"math"
-
-	"github.com/kwirelabs/kwire/kwire/wire"
-)
-
-// readVarint decodes an int32 varint (wire.ConsumeVarint's form) from b.
-// n is the number of bytes read; n == 0 means b ended first, n < 0 that
-// the varint is too long or does not fit an int32. It is wire's loop
-// written again because wire.ConsumeVarint is over the inliner's budget:
-// calling it makes varintAt and decoder.varint non-leaf functions, which
-// costs every varint, one-byte ones included (BenchmarkRecordFloor
-// value=100 op=iter 494,222 instructions per 1,000 records against
-// 472,340; BenchmarkFetch base/none/kwire-iter 2,177,359 against
-// 2,035,027).
-func readVarint(b []byte) (v int32, n int) {
-	var u uint64
-	for i := range wire.MaxUvarintLen {
-		if i == len(b) {
-			return 0, 0
-		}
-		c := b[i]
-		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			if u > math.MaxUint32 {
-				return 0, -1
-			}
-			return wire.UnZigZag32(uint32(u)), i + 1
-		}
-	}
-	return 0, -1
-}
+import "github.com/kwirelabs/kwire/kwire/wire"
 
 // The fast path of record parsing reads fields at a position p of a slice
 // and returns the position after, or -1 for a failure, which every later
@@ -65,8 +34,8 @@ func varintAt(b []byte, p int) (int32, int) {
 	if uint(p) >= uint(len(b)) {
 		return 0, -1
 	}
-	v, n := readVarint(b[p:])
-	if n <= 0 {
+	v, n := wire.ConsumeVarint(b[p:])
+	if n < 0 {
 		return 0, -1
 	}
 	return v, p + n
