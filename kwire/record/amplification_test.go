@@ -261,6 +261,12 @@ func TestAmplification(t *testing.T) {
 					worstMat, worstMatAt = f, name
 				}
 				worstMatBeyond = max(worstMatBeyond, float64(c.materialise-structs)/d)
+				if raceEnabled {
+					// sync.Pool drops decoders at random under the race
+					// detector: each batch may build a gzip or zstd
+					// decoder again, which the bounds do not allow.
+					continue
+				}
 				if c.iterate > maxAmplification*c.decompressed {
 					t.Errorf("%s: iterating allocates %d bytes, more than %dx %d", name, c.iterate, maxAmplification, c.decompressed)
 				}

@@ -334,7 +334,8 @@ func TestBudget100MiBFetch(t *testing.T) {
 		t.Fatalf("released: %d records, %v; peak %d (one batch: %d), in use %d", n, err, budget.Peak(), charge, budget.InUse())
 	}
 	t.Logf("released, budget %d: all %d records read; %d bytes allocated (the Records slices %d), budget peak %d", budgetBytes, n, alloc, n*recordStructBytes, budget.Peak())
-	if alloc > uint64(n*recordStructBytes)+2*uint64(charge)+1<<20 {
+	// Under the race detector sync.Pool drops released buffers at random.
+	if alloc > uint64(n*recordStructBytes)+2*uint64(charge)+1<<20 && !raceEnabled {
 		t.Errorf("released: %d bytes allocated", alloc)
 	}
 

@@ -207,8 +207,11 @@ func TestDecompressIntoCallersBuffer(t *testing.T) {
 		if err != nil || !bytes.Equal(out[3:], plain) || string(out[:3]) != "abc" || &out[0] != &buf[0] {
 			t.Fatalf("%v: %d bytes, %v (same array: %v)", codec, len(out), err, &out[0] == &buf[0])
 		}
-		if codec == CodecGzip {
-			continue // the gzip reader allocates its own state on first use of a pooled decoder
+		if codec == CodecGzip || raceEnabled {
+			// The gzip reader allocates its own state on first use of a
+			// pooled decoder, and under the race detector sync.Pool drops
+			// decoders at random.
+			continue
 		}
 		if n := testing.AllocsPerRun(20, func() { _, _ = Decompress(buf[:0], codec, src, 0) }); n != 0 {
 			t.Errorf("%v: %v allocations into a buffer with room", codec, n)

@@ -125,7 +125,8 @@ func TestBudgetWholeFetchResponse(t *testing.T) {
 	if budget.Peak() > len(codecs)*2*plain || budget.InUse() != 0 {
 		t.Errorf("released: budget peak %d, in use %d", budget.Peak(), budget.InUse())
 	}
-	if alloc > budgetBytes {
+	// Under the race detector sync.Pool drops released buffers at random.
+	if alloc > budgetBytes && !record.RaceEnabled {
 		t.Errorf("released: %d bytes allocated", alloc)
 	}
 
