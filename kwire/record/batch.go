@@ -83,8 +83,8 @@ func (b *Batch) Records() ([]Record, error) {
 	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
 	var slab []Header
 	it := b.Iter()
-	// Each record is decoded into its slot of out; one past out's
-	// capacity, which the count normally covers, goes to extra first.
+	// Each record is decoded into its slot of out. Every record takes at
+	// least minRecordLen bytes, so out holds them all; extra is a guard.
 	var extra Record
 	for {
 		r := &extra
@@ -92,6 +92,7 @@ func (b *Batch) Records() ([]Record, error) {
 			r = &out[:len(out)+1][len(out)]
 		}
 		if !it.next(r) {
+			*r = Record{} // what a record that failed wrote
 			break
 		}
 		if r == &extra {

@@ -23,10 +23,13 @@ func FuzzFastPathAgrees(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b.records, uint8(len(recs)), false)
+		f.Add(b.records, uint8(len(recs)), false, uint8(50))
+		f.Add(b.records, uint8(len(recs)), true, uint8(1)) // past the header limit
 	}
-	f.Fuzz(func(t *testing.T, section []byte, n uint8, logAppend bool) {
-		b := &Batch{Magic: 2, NumRecords: int32(n), BaseOffset: 100, BaseTimestamp: 1000, MaxTimestamp: 2000, records: section, maxHeaders: 50}
+	f.Fuzz(func(t *testing.T, section []byte, n uint8, logAppend bool, maxHeaders uint8) {
+		// maxHeaders 0 is the default limit; small ones reach the refusal
+		// of a header count past what the batch has left.
+		b := &Batch{Magic: 2, NumRecords: int32(n), BaseOffset: 100, BaseTimestamp: 1000, MaxTimestamp: 2000, records: section, maxHeaders: int(maxHeaders)}
 		if logAppend {
 			b.Attributes = attrLogAppendTime
 		}

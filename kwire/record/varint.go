@@ -3,10 +3,9 @@ package record
 import "github.com/kwirelabs/kwire/kwire/wire"
 
 // The fast path of record parsing reads fields at a position p of a slice
-// and returns the position after, or -1 for a failure, which every later
-// read passes on; one check at the end of a record covers them all. Most
-// varints in a record take one or two bytes (lengths and deltas under
-// 8192).
+// and returns the position after, or -1 for a failure, which a later read
+// passes on. Most varints in a record take one or two bytes (lengths and
+// deltas under 8192).
 
 // uvarintShort reads a one- or two-byte unsigned varint at b[p:] and
 // reports -1 for anything else (p out of b, a longer varint), which the
@@ -39,24 +38,6 @@ func varintAt(b []byte, p int) (int32, int) {
 		return 0, -1
 	}
 	return v, p + n
-}
-
-// varBytesAt reads varint-length-prefixed bytes at b[p:]: nil for null
-// (length -1), and nil with -1 for a failure.
-func varBytesAt(b []byte, p int) ([]byte, int) {
-	u, q := uvarintShort(b, p)
-	n := wire.UnZigZag32(u)
-	if q < 0 {
-		n, q = varintAt(b, p)
-	}
-	p = q
-	switch {
-	case p < 0 || n < -1 || int(n) > len(b)-p:
-		return nil, -1
-	case n == -1:
-		return nil, p
-	}
-	return b[p : p+int(n) : p+int(n)], p + int(n)
 }
 
 // varlongAt reads the int64 varlong at b[p:].

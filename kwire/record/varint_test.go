@@ -39,10 +39,4 @@ func TestVarintAtAgrees(t *testing.T) {
 	if _, p := varintAt([]byte{0}, -1); p != -1 {
 		t.Fatal("a failed position is not passed on")
 	}
-	if b, p := varBytesAt([]byte{0x01}, 0); b != nil || p != 1 {
-		t.Fatalf("null: %v at %d", b, p)
-	}
-	if b, p := varBytesAt([]byte{0x04, 'a'}, 0); b != nil || p != -1 {
-		t.Fatalf("length past the end: %v at %d", b, p)
-	}
 }
