@@ -81,8 +81,8 @@ func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDel
 // hold, never from the count the batch claims.
 func (b *Batch) Records() ([]Record, error) {
 	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
-	var slab []Header
 	it := b.Iter()
+	it.collect = true
 	// Each record is decoded into its slot of out. Every record takes at
 	// least minRecordLen bytes, so out holds them all; extra is a guard.
 	var extra Record
@@ -104,16 +104,14 @@ func (b *Batch) Records() ([]Record, error) {
 		if n == 0 {
 			continue
 		}
-		if cap(slab)-len(slab) < n {
-			// One array for the headers of the records left, sized from
-			// this record's count and held to what the bytes can hold; a
-			// record with more starts another.
-			left := max(0, min(int(b.NumRecords), cap(out))-len(out)+1)
-			slab = make([]Header, 0, max(n, min(n*left, len(b.records)/2)))
+		if !it.collected { // read by checkedV2 or a legacy message
+			if n > cap(it.slab)-len(it.slab) {
+				it.slab = it.headerSlab(n)
+			}
+			it.slab = it.appendHeaders(it.slab)
 		}
-		start := len(slab)
-		slab = it.appendHeaders(slab)
-		out[len(out)-1].Headers = slab[start:len(slab):len(slab)]
+		s := it.slab
+		out[len(out)-1].Headers = s[len(s)-n : len(s) : len(s)]
 	}
 	return out, it.Err()
 }

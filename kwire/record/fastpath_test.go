@@ -7,7 +7,8 @@ import (
 // FuzzFastPathAgrees steps two iterators over the same records section:
 // one through fastV2, one through checkedV2 alone, the reader that names
 // its failures. Whatever fastV2 accepts, checkedV2 must accept with the
-// same record, headers and position; fastV2 may decline a record (it then
+// same record, headers and position (and, as Records has it build them,
+// the headers HeaderIter reads); fastV2 may decline a record (it then
 // goes on through checkedV2, as Next does), never accept a bad one.
 //
 //	go test ./kwire/record -run '^$' -fuzz FuzzFastPathAgrees -fuzztime 2000000x
@@ -23,10 +24,11 @@ func FuzzFastPathAgrees(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b.records, uint8(len(recs)), false, uint8(50))
-		f.Add(b.records, uint8(len(recs)), true, uint8(1)) // past the header limit
+		f.Add(b.records, uint8(len(recs)), false, uint8(50), false)
+		f.Add(b.records, uint8(len(recs)), false, uint8(50), true)
+		f.Add(b.records, uint8(len(recs)), true, uint8(1), true) // past the header limit
 	}
-	f.Fuzz(func(t *testing.T, section []byte, n uint8, logAppend bool, maxHeaders uint8) {
+	f.Fuzz(func(t *testing.T, section []byte, n uint8, logAppend bool, maxHeaders uint8, collect bool) {
 		// maxHeaders 0 is the default limit; small ones reach the refusal
 		// of a header count past what the batch has left.
 		b := &Batch{Magic: 2, NumRecords: int32(n), BaseOffset: 100, BaseTimestamp: 1000, MaxTimestamp: 2000, records: section, maxHeaders: int(maxHeaders)}
@@ -34,6 +36,7 @@ func FuzzFastPathAgrees(f *testing.F) {
 			b.Attributes = attrLogAppendTime
 		}
 		fast, checked := b.Iter(), b.Iter()
+		fast.collect = collect // as Records reads: the headers built as they are checked
 		for i := 0; i < int(n); i++ {
 			okFast, okChecked := fast.fastV2(&fast.rec), checked.checkedV2(&checked.rec)
 			if okFast && !okChecked {
@@ -53,6 +56,17 @@ func FuzzFastPathAgrees(f *testing.F) {
 				t.Fatalf("record %d (fast path %v): fast %+v at %d, headers %d [%d:%d] left %d; checked %+v at %d, headers %d [%d:%d] left %d", i, okFast,
 					fr, fast.dec.pos, fast.headerCount, fast.headersAt, fast.headersEnd, fast.headersLeft,
 					cr, checked.dec.pos, checked.headerCount, checked.headersAt, checked.headersEnd, checked.headersLeft)
+			}
+			if h := fast.headerCount; okFast && collect && h > 0 {
+				got, want := fast.slab[len(fast.slab)-h:], checked.appendHeaders(nil)
+				if !fast.collected || len(got) != len(want) {
+					t.Fatalf("record %d: collected %v, %d headers; HeaderIter reads %d", i, fast.collected, len(got), len(want))
+				}
+				for j := range want {
+					if got[j].Key != want[j].Key || !sameBytes(got[j].Value, want[j].Value) || cap(got[j].Value) != len(got[j].Value) {
+						t.Fatalf("record %d header %d: collected %q=%q, HeaderIter %q=%q", i, j, got[j].Key, got[j].Value, want[j].Key, want[j].Value)
+					}
+				}
 			}
 		}
 	})

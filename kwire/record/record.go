@@ -52,9 +52,14 @@ type RecordIter struct {
 	headersAt, headersEnd int
 	headerCount           int
 	headersLeft           int
-	// lastHeaders are the headers Record last built: header keys repeat
-	// from record to record, and their strings are reused.
+	// lastHeaders are the headers last built: header keys repeat from
+	// record to record, and their strings are reused.
 	lastHeaders []Header
+	// With collect set (by Records), fastV2 appends each record's headers
+	// to slab as it checks them, and says so in collected, which saves
+	// reading them twice.
+	collect, collected bool
+	slab               []Header
 	// shift turns a legacy message's offset into the record's.
 	shift int64
 	// stored is the current record's timestamp as its bytes hold it.
@@ -117,16 +122,28 @@ func (it *RecordIter) appendHeaders(dst []Header) []Header {
 		if k, v, p = headerAt(b, p); p < 0 {
 			break
 		}
-		key := ""
-		if i < len(it.lastHeaders) && it.lastHeaders[i].Key == string(k) {
-			key = it.lastHeaders[i].Key
-		} else {
-			key = string(k)
-		}
-		dst = append(dst, Header{Key: key, Value: v})
+		dst = append(dst, Header{Key: it.headerKey(i, k), Value: v})
 	}
 	it.lastHeaders = dst[start:]
 	return dst
+}
+
+// headerKey is the current record's i-th header key k as a string: the
+// last record's, when it is the same, rather than a new one.
+func (it *RecordIter) headerKey(i int, k []byte) string {
+	if i < len(it.lastHeaders) && it.lastHeaders[i].Key == string(k) {
+		return it.lastHeaders[i].Key
+	}
+	return string(k)
+}
+
+// headerSlab is a new array for the headers of the records left, the
+// current one's n first: sized from n and held to what the bytes can
+// hold; a record with more starts another.
+func (it *RecordIter) headerSlab(n int) []Header {
+	b := it.batch
+	left := max(1, int(b.NumRecords)-it.index)
+	return make([]Header, 0, max(n, min(n*left, len(b.records)/2)))
 }
 
 // HeaderIter walks a record's headers, which its RecordIter has checked.
@@ -215,7 +232,7 @@ func (it *RecordIter) next(r *Record) bool {
 		it.index++
 		return true
 	}
-	r.Headers, it.headerCount = nil, 0
+	r.Headers, it.headerCount, it.collected = nil, 0, false
 	var ok bool
 	if b.Magic < 2 {
 		ok = it.decodeLegacy(r)
@@ -331,21 +348,8 @@ func (it *RecordIter) fastV2(r *Record) bool {
 		return false
 	}
 	headersAt := p
-	// headerAt's checks, inline and without its long-length call:
-	// calling it here cost 670,000 instructions on BenchmarkFetch
-	// headers/none/kwire (12,000 headers), 12 %.
-	for range count {
-		u, p = uvarintShort(rec, p)
-		n = wire.UnZigZag32(u)
-		if p < 0 || n < 0 || int(n) > len(rec)-p { // a null key is refused
-			return false
-		}
-		u, p = uvarintShort(rec, p+int(n))
-		n = wire.UnZigZag32(u)
-		if p < 0 || n < -1 || int(n) > len(rec)-p {
-			return false
-		}
-		p += max(int(n), 0)
+	if count > 0 {
+		p = it.headersV2(rec, p, count)
 	}
 	if p != len(rec) {
 		return false
@@ -365,6 +369,44 @@ func (it *RecordIter) fastV2(r *Record) bool {
 		r.Timestamp = it.stored
 	}
 	return true
+}
+
+// headersV2 checks the count headers at rec[p:] for fastV2 and returns
+// the position after them, or -1. With collect set it appends them to the
+// slab as well. It is a call of its own so that records without headers,
+// the most common, do not pay for it.
+func (it *RecordIter) headersV2(rec []byte, p, count int) int {
+	slab := it.slab
+	if it.collect && count > cap(slab)-len(slab) {
+		slab = it.headerSlab(count)
+	}
+	start := len(slab)
+	for i := range count {
+		u, q := uvarintShort(rec, p)
+		n := wire.UnZigZag32(u)
+		if q < 0 || n < 0 || int(n) > len(rec)-q { // a null key is refused
+			return -1
+		}
+		k := rec[q : q+int(n)]
+		u, q = uvarintShort(rec, q+int(n))
+		n = wire.UnZigZag32(u)
+		if q < 0 || n < -1 || int(n) > len(rec)-q {
+			return -1
+		}
+		if it.collect {
+			var v []byte
+			if n >= 0 {
+				v = rec[q : q+int(n) : q+int(n)]
+			}
+			slab = append(slab, Header{Key: it.headerKey(i, k), Value: v})
+		}
+		p = q + max(int(n), 0)
+	}
+	if it.collect {
+		it.slab, it.lastHeaders = slab, slab[start:]
+	}
+	it.collected = it.collect
+	return p
 }
 
 // checkedV2 reads what fastV2 reads, every varint length included, field
