@@ -2,6 +2,8 @@ package record
 
 import (
 	"testing"
+
+	"github.com/kwirelabs/kwire/kwire/wire"
 )
 
 // FuzzFastPathAgrees steps two iterators over the same records section:
@@ -28,6 +30,14 @@ func FuzzFastPathAgrees(f *testing.F) {
 		f.Add(b.records, uint8(len(recs)), false, uint8(50), true)
 		f.Add(b.records, uint8(len(recs)), true, uint8(1), true) // past the header limit
 	}
+	// A record with a byte after its headers: they check, the record does
+	// not, and the fast path must keep none of them.
+	b, err := NewReader(mustBuild(f, []Record{{Key: []byte("k"), Headers: []Header{{Key: "h", Value: []byte("v")}}}})).Next()
+	if err != nil {
+		f.Fatal(err)
+	}
+	length, n := wire.ConsumeVarint(b.records)
+	f.Add(append(append(wire.AppendVarint(nil, length+1), b.records[n:]...), 0), uint8(1), false, uint8(50), true)
 	f.Fuzz(func(t *testing.T, section []byte, n uint8, logAppend bool, maxHeaders uint8, collect bool) {
 		// maxHeaders 0 is the default limit; small ones reach the refusal
 		// of a header count past what the batch has left.
@@ -38,7 +48,11 @@ func FuzzFastPathAgrees(f *testing.F) {
 		fast, checked := b.Iter(), b.Iter()
 		fast.collect = collect // as Records reads: the headers built as they are checked
 		for i := 0; i < int(n); i++ {
+			slabBefore, lastBefore := fast.slab, fast.lastHeaders
 			okFast, okChecked := fast.fastV2(&fast.rec), checked.checkedV2(&checked.rec)
+			if !okFast && (!sameHeaders(fast.slab, slabBefore) || !sameHeaders(fast.lastHeaders, lastBefore)) {
+				t.Fatalf("record %d: fastV2 failed but kept headers (slab %d -> %d)", i, len(slabBefore), len(fast.slab))
+			}
 			if okFast && !okChecked {
 				t.Fatalf("record %d: fastV2 accepts what checkedV2 refuses (%s at %d)", i, checked.dec.failWhat, checked.dec.failPos)
 			}
@@ -70,4 +84,10 @@ func FuzzFastPathAgrees(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameHeaders reports whether a and b are the same slice: array, length
+// and capacity.
+func sameHeaders(a, b []Header) bool {
+	return len(a) == len(b) && cap(a) == cap(b) && (cap(a) == 0 || &a[:1][0] == &b[:1][0])
 }

@@ -371,10 +371,11 @@ func (it *RecordIter) fastV2(r *Record) bool {
 	return true
 }
 
-// headersV2 checks the count headers at rec[p:] for fastV2 and returns
-// the position after them, or -1. With collect set it appends them to the
-// slab as well. It is a call of its own so that records without headers,
-// the most common, do not pay for it.
+// headersV2 checks the count headers at rec[p:], which must end rec, for
+// fastV2 and returns the position after them, or -1. With collect set it
+// appends them to the slab as well, once they all check. It is a call of
+// its own so that records without headers, the most common, do not pay
+// for it.
 func (it *RecordIter) headersV2(rec []byte, p, count int) int {
 	slab := it.slab
 	if it.collect && count > cap(slab)-len(slab) {
@@ -401,6 +402,9 @@ func (it *RecordIter) headersV2(rec []byte, p, count int) int {
 			slab = append(slab, Header{Key: it.headerKey(i, k), Value: v})
 		}
 		p = q + max(int(n), 0)
+	}
+	if p != len(rec) {
+		return -1 // bytes after the headers: nothing is kept
 	}
 	if it.collect {
 		it.slab, it.lastHeaders = slab, slab[start:]
