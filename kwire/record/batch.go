@@ -78,7 +78,8 @@ func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDel
 // than the array has room left for). Keys and values alias the input (or, for
 // a compressed batch, its decompressed buffer). It allocates what it
 // returns and nothing else: the slice is sized from what the bytes can
-// hold, never from the count the batch claims.
+// hold, never from the count the batch claims, and a header array only
+// for headers that have been checked.
 func (b *Batch) Records() ([]Record, error) {
 	out := make([]Record, 0, max(0, min(int(b.NumRecords), len(b.records)/minRecordLen(b.Magic))))
 	it := b.Iter()
@@ -93,10 +94,18 @@ func (b *Batch) Records() ([]Record, error) {
 			r = &out[:len(out)+1][len(out)]
 		}
 		// fastV2 first, without next's checks: they hold until index
-		// reaches the count or a record fails, which next then sees.
-		if v2 && it.index < count && it.fastV2(r) {
-			it.index++
-		} else if !it.next(r) {
+		// reaches the count (then next) or a record fails (slowNext).
+		ok := true
+		if v2 && it.index < count {
+			if it.fastV2(r) {
+				it.index++
+			} else {
+				ok = it.slowNext(r)
+			}
+		} else {
+			ok = it.next(r)
+		}
+		if !ok {
 			*r = Record{} // what a record that failed wrote
 			break
 		}
@@ -109,9 +118,9 @@ func (b *Batch) Records() ([]Record, error) {
 		if n == 0 {
 			continue
 		}
-		if !it.collected { // read by checkedV2 or a legacy message
+		if !it.collected { // read by checkedV2
 			if n > cap(it.slab)-len(it.slab) {
-				it.slab = it.headerSlab(n)
+				it.slab = it.headerSlab(n, count-it.index+1)
 			}
 			it.slab = it.appendHeaders(it.slab)
 		}

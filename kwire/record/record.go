@@ -137,13 +137,11 @@ func (it *RecordIter) headerKey(i int, k []byte) string {
 	return string(k)
 }
 
-// headerSlab is a new array for the headers of the records left, the
-// current one's n first: sized from n and held to what the bytes can
-// hold; a record with more starts another.
-func (it *RecordIter) headerSlab(n int) []Header {
-	b := it.batch
-	left := max(1, int(b.NumRecords)-it.index)
-	return make([]Header, 0, max(n, min(n*left, len(b.records)/2)))
+// headerSlab is a new array for the headers of the left records still to
+// read, the current one's n first: sized from n and held to what the
+// bytes can hold; a record with more starts another.
+func (it *RecordIter) headerSlab(n, left int) []Header {
+	return make([]Header, 0, max(n, min(n*max(left, 1), len(it.batch.records)/2)))
 }
 
 // HeaderIter walks a record's headers, which its RecordIter has checked.
@@ -232,6 +230,13 @@ func (it *RecordIter) next(r *Record) bool {
 		it.index++
 		return true
 	}
+	return it.slowNext(r)
+}
+
+// slowNext is next without the fast path: a legacy message, or a record
+// that fastV2 declined, read through checkedV2.
+func (it *RecordIter) slowNext(r *Record) bool {
+	b := it.batch
 	r.Headers, it.headerCount, it.collected = nil, 0, false
 	var ok bool
 	if b.Magic < 2 {
@@ -277,7 +282,8 @@ func (it *RecordIter) decodeLegacy(r *Record) bool {
 
 // fastV2 reads one record: the varint length, then exactly that many
 // bytes of attributes, deltas, key, value and headers. The headers are
-// checked and counted against the batch's limit, not decoded. It names no
+// checked and counted against the batch's limit, and decoded only for
+// Records (collect, see headersV2). It names no
 // failure: it reports false at the first one, and checkedV2 reads that
 // record again field by field, which names what is wrong and where. Its
 // one- and two-byte varints are read inline, as a call spills every live
@@ -342,14 +348,15 @@ func (it *RecordIter) fastV2(r *Record) bool {
 
 	u, p = uvarintShort(rec, p)
 	count := int(wire.UnZigZag32(u))
-	// A failed read gives count 0 and p -1, which the check after the
-	// loop refuses.
+	// A failed read gives count 0 and p -1, which the check below
+	// refuses; headersV2 checks headers before it sizes anything from
+	// the count.
 	if count < 0 || count > it.headersLeft {
 		return false
 	}
 	headersAt := p
 	if count > 0 {
-		p = it.headersV2(rec, p, count)
+		p = it.headersV2(rec, p, count, it.collect)
 	}
 	if p != len(rec) {
 		return false
@@ -372,14 +379,18 @@ func (it *RecordIter) fastV2(r *Record) bool {
 }
 
 // headersV2 checks the count headers at rec[p:], which must end rec, for
-// fastV2 and returns the position after them, or -1. With collect set it
-// appends them to the slab as well, once they all check. It is a call of
-// its own so that records without headers, the most common, do not pay
-// for it.
-func (it *RecordIter) headersV2(rec []byte, p, count int) int {
+// fastV2 and returns the position after them, or -1. With collect it
+// also builds them, onto the slab, which it keeps only if they all check;
+// a new slab is made only for headers that have been checked. It is a
+// call of its own so that records without headers, the most common, do
+// not pay for it.
+func (it *RecordIter) headersV2(rec []byte, p, count int, collect bool) int {
 	slab := it.slab
-	if it.collect && count > cap(slab)-len(slab) {
-		slab = it.headerSlab(count)
+	if collect && count > cap(slab)-len(slab) {
+		if it.headersV2(rec, p, count, false) < 0 {
+			return -1
+		}
+		slab = it.headerSlab(count, int(it.batch.NumRecords)-it.index)
 	}
 	start := len(slab)
 	for i := range count {
@@ -394,7 +405,7 @@ func (it *RecordIter) headersV2(rec []byte, p, count int) int {
 		if q < 0 || n < -1 || int(n) > len(rec)-q {
 			return -1
 		}
-		if it.collect {
+		if collect {
 			var v []byte
 			if n >= 0 {
 				v = rec[q : q+int(n) : q+int(n)]
@@ -406,10 +417,10 @@ func (it *RecordIter) headersV2(rec []byte, p, count int) int {
 	if p != len(rec) {
 		return -1 // bytes after the headers: nothing is kept
 	}
-	if it.collect {
+	if collect {
 		it.slab, it.lastHeaders = slab, slab[start:]
 	}
-	it.collected = it.collect
+	it.collected = collect
 	return p
 }
 
