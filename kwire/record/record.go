@@ -287,7 +287,7 @@ func (it *RecordIter) decodeLegacy(r *Record) bool {
 // failure: it reports false at the first one, and checkedV2 reads that
 // record again field by field, which names what is wrong and where. Its
 // one- and two-byte varints are read inline, as a call spills every live
-// register (BenchmarkRecordFloor value=100 op=iter: 374 instructions a
+// register (BenchmarkRecordFloor value=100 op=iter: 372 instructions a
 // record, against 472 with a call per field); the fields that are longer
 // in real batches (lengths of 8 KiB and more, deltas of 8,192 and more)
 // fall back to a call, a header's to checkedV2.
