@@ -15,13 +15,7 @@ import (
 //
 //	go test ./kwire/record -run '^$' -fuzz FuzzFastPathAgrees -fuzztime 2000000x
 func FuzzFastPathAgrees(f *testing.F) {
-	long := make([]byte, 9000)
-	seeds := [][]Record{
-		goldenRecords,
-		{{Key: []byte("k"), Value: long, Timestamp: 1 << 40}, {Value: long[:10], Timestamp: 5}},
-		{{Headers: []Header{{Key: "h", Value: nil}, {Key: "", Value: long}}}},
-	}
-	for _, recs := range seeds {
+	for _, recs := range parserSeeds() {
 		b, err := NewReader(mustBuild(f, recs)).Next()
 		if err != nil {
 			f.Fatal(err)
@@ -90,4 +84,24 @@ func FuzzFastPathAgrees(f *testing.F) {
 // and capacity.
 func sameHeaders(a, b []Header) bool {
 	return len(a) == len(b) && cap(a) == cap(b) && (cap(a) == 0 || &a[:1][0] == &b[:1][0])
+}
+
+// parserSeeds are record sets that take both of the parser's paths: long
+// fields, null and empty headers, and records that fastV2 reads between
+// ones it leaves to checkedV2 (an 8 KiB header key).
+func parserSeeds() [][]Record {
+	long := make([]byte, 9000)
+	return [][]Record{
+		goldenRecords,
+		{{Key: []byte("k"), Value: long, Timestamp: 1 << 40}, {Value: long[:10], Timestamp: 5}},
+		{{Headers: []Header{{Key: "h", Value: nil}, {Key: "", Value: long}}}},
+		{
+			{Headers: []Header{{Key: "a", Value: []byte("1")}, {Key: "b", Value: []byte{}}}},
+			{Headers: []Header{{Key: string(long), Value: []byte("2")}}},
+			{Headers: []Header{{Key: "a", Value: nil}, {Key: "b", Value: []byte("3")}, {Key: "c"}}},
+			{Key: []byte("k")},
+			{Headers: []Header{{Key: "a", Value: long}}},
+			{Headers: []Header{{Key: "a", Value: []byte("x")}}},
+		},
+	}
 }

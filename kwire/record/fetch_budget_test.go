@@ -1,15 +1,13 @@
-package record_test
+package record
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/kwirelabs/kwire/kwire"
-	"github.com/kwirelabs/kwire/kwire/record"
 	"github.com/kwirelabs/kwire/kwire/wire"
 	"github.com/kwirelabs/kwire/messages"
 )
@@ -17,14 +15,14 @@ import (
 // fetchBody is a FetchResponse v16 body of one topic with a partition per
 // codec, each of batches copies of a batch holding about plain bytes of
 // records, and the number of records in a batch.
-func fetchBody(t *testing.T, codecs []record.Codec, batches, plain int) (body []byte, perBatch int) {
-	var recs []record.Record
+func fetchBody(t *testing.T, codecs []Codec, batches, plain int) (body []byte, perBatch int) {
+	var recs []Record
 	for i := 0; i*140 < plain; i++ {
-		recs = append(recs, record.Record{Key: fmt.Appendf(nil, "key-%06d", i), Value: fmt.Appendf(nil, "%0128d", i%997)})
+		recs = append(recs, Record{Key: fmt.Appendf(nil, "key-%06d", i), Value: fmt.Appendf(nil, "%0128d", i%997)})
 	}
 	resp := messages.FetchResponse{Responses: []messages.FetchResponseFetchableTopicResponse{{Topic: "t"}}}
 	for p, codec := range codecs {
-		batch, err := record.Build(recs, record.WithCodec(codec))
+		batch, err := Build(recs, WithCodec(codec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,16 +41,6 @@ func fetchBody(t *testing.T, codecs []record.Codec, batches, plain int) (body []
 	return body, len(recs)
 }
 
-// allocatedBy is the bytes f allocates.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestBudgetWholeFetchResponse reads a Fetch response of 100 MiB of
 // records as a consumer does: kwire.Unmarshal of the body, then a Reader
 // per partition, each on its own goroutine, all sharing one Budget of
@@ -63,23 +51,23 @@ func allocatedBy(f func()) uint64 {
 // not the response.
 func TestBudgetWholeFetchResponse(t *testing.T) {
 	const batches, plain, budgetBytes = 25, 1 << 20, 16 << 20
-	codecs := []record.Codec{record.CodecLZ4, record.CodecZstd, record.CodecSnappy, record.CodecGzip}
+	codecs := []Codec{CodecLZ4, CodecZstd, CodecSnappy, CodecGzip}
 	body, perBatch := fetchBody(t, codecs, batches, plain)
 	t.Logf("body: %d bytes; %d partitions × %d batches × %d records, about %d MiB of records", len(body), len(codecs), batches, perBatch, len(codecs)*batches*plain>>20)
 
-	consume := func(budget *record.Budget, keep bool) (records []int, errs []error, alloc uint64) {
+	consume := func(budget *Budget, keep bool) (records []int, errs []error, alloc uint64) {
 		records, errs = make([]int, len(codecs)), make([]error, len(codecs))
-		alloc = allocatedBy(func() {
+		alloc, _ = allocated(func() {
 			var resp messages.FetchResponse
 			if err := kwire.Unmarshal(body, &resp, 16); err != nil {
 				t.Error(err)
 				return
 			}
 			var wg sync.WaitGroup
-			var kept [][]*record.Batch = make([][]*record.Batch, len(codecs))
+			var kept [][]*Batch = make([][]*Batch, len(codecs))
 			for i, p := range resp.Responses[0].Partitions {
 				wg.Go(func() {
-					r := &record.Reader{Budget: budget}
+					r := &Reader{Budget: budget}
 					r.Reset(p.Records)
 					for {
 						b, err := r.Next()
@@ -113,7 +101,7 @@ func TestBudgetWholeFetchResponse(t *testing.T) {
 		return records, errs, alloc
 	}
 
-	budget := record.NewBudget(budgetBytes)
+	budget := NewBudget(budgetBytes)
 	records, errs, alloc := consume(budget, false)
 	t.Logf("released: records %v, budget peak %d, %d bytes allocated", records, budget.Peak(), alloc)
 	for i, err := range errs {
@@ -126,18 +114,18 @@ func TestBudgetWholeFetchResponse(t *testing.T) {
 		t.Errorf("released: budget peak %d, in use %d", budget.Peak(), budget.InUse())
 	}
 	// Under the race detector sync.Pool drops released buffers at random.
-	if alloc > budgetBytes && !record.RaceEnabled {
+	if alloc > budgetBytes && !raceEnabled {
 		t.Errorf("released: %d bytes allocated", alloc)
 	}
 
-	budget = record.NewBudget(budgetBytes)
+	budget = NewBudget(budgetBytes)
 	records, errs, alloc = consume(budget, true)
 	t.Logf("kept: records %v, errors %v, budget peak %d, %d bytes allocated", records, errs, budget.Peak(), alloc)
 	refused := 0
 	for i, err := range errs {
-		var e *record.Error
+		var e *Error
 		switch {
-		case errors.Is(err, record.ErrTooLarge) && errors.As(err, &e) && records[i]%perBatch == 0:
+		case errors.Is(err, ErrTooLarge) && errors.As(err, &e) && records[i]%perBatch == 0:
 			refused++
 		case err == io.EOF && records[i] == batches*perBatch:
 		default:

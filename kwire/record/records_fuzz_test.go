@@ -18,22 +18,7 @@ import (
 //
 //	go test ./kwire/record -run '^$' -fuzz FuzzRecordsAgreeIter -fuzztime 1000000x
 func FuzzRecordsAgreeIter(f *testing.F) {
-	long := make([]byte, 9000)
-	sets := [][]Record{
-		goldenRecords,
-		{{Key: []byte("k"), Value: long, Timestamp: 1 << 40}, {Value: long[:10], Timestamp: 5}},
-		{{Headers: []Header{{Key: "h", Value: nil}, {Key: "", Value: long}}}},
-		// fast, checked (an 8 KiB key), fast again, each with headers
-		{
-			{Headers: []Header{{Key: "a", Value: []byte("1")}, {Key: "b", Value: []byte{}}}},
-			{Headers: []Header{{Key: string(long), Value: []byte("2")}}},
-			{Headers: []Header{{Key: "a", Value: nil}, {Key: "b", Value: []byte("3")}, {Key: "c"}}},
-			{Key: []byte("k")},
-			{Headers: []Header{{Key: "a", Value: long}}},
-			{Headers: []Header{{Key: "a", Value: []byte("x")}}},
-		},
-	}
-	for _, recs := range sets {
+	for _, recs := range parserSeeds() {
 		data := mustBuild(f, recs)
 		f.Add(data, uint8(0), uint8(0), false, false)
 		b, err := NewReader(data).Next()

@@ -9,7 +9,8 @@ import "github.com/kwirelabs/kwire/kwire/wire"
 
 // uvarintShort reads a one- or two-byte unsigned varint at b[p:] and
 // reports -1 for anything else (p out of b, a longer varint), which the
-// caller reads again on its slow path. It is small enough to inline.
+// caller reads again with varintAt or varlongAt. It is small enough to
+// inline.
 func uvarintShort(b []byte, p int) (uint32, int) {
 	if uint(p) < uint(len(b)) {
 		u := uint32(b[p])
@@ -25,11 +26,9 @@ func uvarintShort(b []byte, p int) (uint32, int) {
 	return 0, -1
 }
 
-// varintAt reads the int32 varint at b[p:].
+// varintAt reads the int32 varint at b[p:]: the slow path, after
+// uvarintShort has declined it.
 func varintAt(b []byte, p int) (int32, int) {
-	if u, q := uvarintShort(b, p); q >= 0 {
-		return wire.UnZigZag32(u), q
-	}
 	if uint(p) >= uint(len(b)) {
 		return 0, -1
 	}
@@ -40,7 +39,7 @@ func varintAt(b []byte, p int) (int32, int) {
 	return v, p + n
 }
 
-// varlongAt reads the int64 varlong at b[p:].
+// varlongAt reads the int64 varlong at b[p:], as varintAt does.
 func varlongAt(b []byte, p int) (int64, int) {
 	if uint(p) >= uint(len(b)) {
 		return 0, -1
